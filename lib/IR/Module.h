@@ -1,0 +1,27 @@
+//===- Module.h - One parsed .uop program -----------------------*- C++ -*-===//
+// A module is a root UOp plus the few facts about the program that are not nodes (its weights files).
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "IR/UOp.h"
+
+#include <string>
+#include <vector>
+
+namespace tgc {
+
+struct Module {
+  const UOp *root = nullptr;
+  /// Safetensors files the program's `weight` nodes are read from, as written (relative to the .uop file).
+  std::vector<std::string> weightFiles;
+  /// The .uop file this came from ("-" for stdin), for resolving weightFiles and for diagnostics.
+  std::string fileName;
+};
+
+/// Canonical text of a module: directives, then one node per line in a deterministic order, the root last.
+std::string printModule(const Module &m);
+/// Canonical text of the graph under one node (no directives).
+std::string printGraph(const UOp *root);
+
+} // namespace tgc

@@ -1,0 +1,150 @@
+//===- Rewrite.cpp - graph_rewrite: apply a PatternMatcher to a graph -*- C++ -*-===//
+// An explicit-stack rewriter: stage 0 visits a node, stage 1 rebuilds it, stage 2 links it to its replacement.
+//===----------------------------------------------------------------------===//
+
+#include "IR/Rewrite.h"
+
+#include <unordered_set>
+
+namespace tgc {
+namespace {
+
+class Rewriter {
+public:
+  Rewriter(const PatternMatcher &pm, const RewriteOptions &opts) : pm_(pm), opts_(opts) {}
+
+  const UOp *run(const UOp *root) {
+    stack_.push_back({root, Stage::Visit, nullptr, 0});
+    while (!stack_.empty()) {
+      Frame f = stack_.back();
+      stack_.pop_back();
+      switch (f.stage) {
+      case Stage::Visit:
+        visit(f);
+        break;
+      case Stage::Rebuild:
+        rebuild(f);
+        break;
+      case Stage::Link:
+        finish(f.node, done_.at(f.result));
+        break;
+      }
+    }
+    return done_.at(root);
+  }
+
+private:
+  enum class Stage : uint8_t { Visit, Rebuild, Link };
+  struct Frame {
+    const UOp *node;
+    Stage stage;
+    const UOp *result;
+    uint32_t chain;
+  };
+
+  void visit(const Frame &f) {
+    const UOp *n = f.node;
+    if (done_.count(n))
+      return;
+    if (!active_.insert(n).second)
+      fail("a rewrite produced a node that contains itself");
+    if (opts_.order == RewriteOrder::NodeFirst) {
+      const UOp *r = fixpoint(n);
+      if (r != n) {
+        replaceWith(f, r);
+        return;
+      }
+    }
+    stack_.push_back({n, Stage::Rebuild, nullptr, f.chain});
+    for (size_t i = n->numSrc(); i-- > 0;)
+      if (!done_.count(n->src(i)))
+        stack_.push_back({n->src(i), Stage::Visit, nullptr, 0});
+  }
+
+  void rebuild(const Frame &f) {
+    const UOp *n = f.node;
+    srcBuf_.clear();
+    for (const UOp *s : n->src())
+      srcBuf_.push_back(done_.at(s));
+    const UOp *n2 = n->ctx().withSrc(n, srcBuf_);
+    if (opts_.order == RewriteOrder::OperandsFirst) {
+      if (const UOp *r = pm_.rewrite(n2, opts_.user)) {
+        countRewrite();
+        replaceWith(f, r);
+        return;
+      }
+    }
+    finish(n, n2);
+  }
+
+  /// n is replaced by whatever r becomes once r is itself rewritten.
+  void replaceWith(const Frame &f, const UOp *r) {
+    if (f.chain + 1 > opts_.maxChain)
+      fail("one node was rewritten " + std::to_string(opts_.maxChain) + " times in a chain");
+    stack_.push_back({f.node, Stage::Link, r, f.chain});
+    stack_.push_back({r, Stage::Visit, nullptr, f.chain + 1});
+  }
+
+  const UOp *fixpoint(const UOp *n) {
+    for (uint32_t i = 0; i < opts_.maxChain; ++i) {
+      const UOp *r = pm_.rewrite(n, opts_.user);
+      if (!r)
+        return n;
+      countRewrite();
+      n = r;
+    }
+    fail("a node was rewritten " + std::to_string(opts_.maxChain) + " times in place");
+  }
+
+  void finish(const UOp *n, const UOp *result) {
+    done_[n] = result;
+    done_.emplace(result, result);
+    active_.erase(n);
+  }
+
+  void countRewrite() {
+    if (++rewrites_ > opts_.maxRewrites)
+      fail("more than " + std::to_string(opts_.maxRewrites) + " rewrites");
+  }
+
+  [[noreturn]] void fail(const std::string &why) {
+    std::string msg = "rewrite with '" + std::string(pm_.name()) + "' did not terminate: " + why;
+    if (const Rule *r = pm_.lastRule())
+      msg += "; last rule: '" + std::string(r->identity) + "' at " + r->where.file_name() + ":" +
+             std::to_string(r->where.line());
+    internalError(msg);
+  }
+
+  const PatternMatcher &pm_;
+  const RewriteOptions &opts_;
+  std::vector<Frame> stack_;
+  std::unordered_map<const UOp *, const UOp *> done_;
+  std::unordered_set<const UOp *> active_;
+  std::vector<const UOp *> srcBuf_;
+  uint64_t rewrites_ = 0;
+};
+
+} // namespace
+
+const UOp *graphRewrite(const UOp *root, const PatternMatcher &pm, const RewriteOptions &opts) {
+  return Rewriter(pm, opts).run(root);
+}
+
+const UOp *substitute(const UOp *root, const std::unordered_map<const UOp *, const UOp *> &map) {
+  std::unordered_map<const UOp *, const UOp *> out;
+  std::vector<const UOp *> srcs;
+  for (const UOp *n : toposort(root)) {
+    auto it = map.find(n);
+    if (it != map.end()) {
+      out[n] = it->second;
+      continue;
+    }
+    srcs.clear();
+    for (const UOp *s : n->src())
+      srcs.push_back(out.at(s));
+    out[n] = n->ctx().withSrc(n, srcs);
+  }
+  return out.at(root);
+}
+
+} // namespace tgc

@@ -1,0 +1,38 @@
+//===- Rewrite.h - graph_rewrite: apply a PatternMatcher to a graph -*- C++ -*-===//
+// Rewrites every node of a graph to a fixed point, without recursion, with a step limit that names the rule.
+//===----------------------------------------------------------------------===//
+//
+// Two orders, as in tinygrad's graph_rewrite:
+//  - RewriteOrder::OperandsFirst (tinygrad's default): a node's operands are rewritten first, the node is rebuilt
+//    on the new operands, then the matcher is applied to it; whatever it becomes is rewritten the same way, so the
+//    result is a fixed point of the matcher at every node.
+//  - RewriteOrder::NodeFirst (tinygrad's bottom_up=True): the matcher is applied to a node until it no longer
+//    matches, before its operands are visited; then the operands of the result are rewritten. Useful when a rule
+//    must see the original operands (e.g. to stop a walk, or to rewrite a whole subgraph at once).
+// Both memoize per call: each distinct node is rewritten once.
+
+#pragma once
+
+#include "IR/Pattern.h"
+
+#include <cstdint>
+
+namespace tgc {
+
+enum class RewriteOrder : uint8_t { OperandsFirst, NodeFirst };
+
+struct RewriteOptions {
+  RewriteOrder order = RewriteOrder::OperandsFirst;
+  void *user = nullptr; // passed to callbacks as Match::user<T>()
+  /// Stop with an internal error after this many successful rewrites in one call.
+  uint64_t maxRewrites = 10'000'000;
+  /// Stop with an internal error when one node is rewritten this many times in a chain.
+  uint32_t maxChain = 10'000;
+};
+
+const UOp *graphRewrite(const UOp *root, const PatternMatcher &pm, const RewriteOptions &opts = {});
+
+/// Replace nodes by the given map everywhere in the graph (keys are replaced, then users rebuilt).
+const UOp *substitute(const UOp *root, const std::unordered_map<const UOp *, const UOp *> &map);
+
+} // namespace tgc

@@ -1,0 +1,156 @@
+//===- UOp.h - The one node type of tgc, and its Context --------*- C++ -*-===//
+// A UOp is an immutable {op, dtype, shape, src, arg, tag}; a Context interns them so equal nodes are one pointer.
+//===----------------------------------------------------------------------===//
+//
+// Tensor-level nodes carry a shape (the tensor's static dimensions); kernel- and program-level nodes carry none.
+// The shape is part of a node's identity: `reshape(%x) : f32[2, 8]` names its target shape by its own shape, so
+// movement ops need no separate shape argument.
+//
+// Integer, index and bool nodes also carry a value range [vmin, vmax], computed once when the node is made from
+// its operands' ranges (ValueRange.cpp). Symbolic simplification reads it; it is not part of the identity.
+
+#pragma once
+
+#include "IR/Arg.h"
+#include "IR/DType.h"
+#include "IR/Op.h"
+#include "Support/Loc.h"
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tgc {
+
+class Context;
+using Shape = std::vector<int64_t>;
+
+class UOp {
+public:
+  Op op() const { return op_; }
+  DType dtype() const { return dtype_; }
+  const Arg &arg() const { return arg_; }
+  const Arg &tag() const { return tag_; }
+  std::span<const UOp *const> src() const { return {src_, nsrc_}; }
+  const UOp *src(size_t i) const { return src_[i]; }
+  size_t numSrc() const { return nsrc_; }
+
+  bool hasShape() const { return rank_ >= 0; }
+  std::span<const int64_t> shape() const { return {shape_, size_t(rank_ < 0 ? 0 : rank_)}; }
+  Shape shapeVec() const { return Shape(shape().begin(), shape().end()); }
+  int rank() const { return rank_; }
+  /// Number of elements of a shaped node (1 for rank 0).
+  int64_t numel() const;
+
+  /// Deterministic structural hash: the same graph hashes the same on every run.
+  uint64_t hash() const { return hash_; }
+  /// Creation order inside the Context.
+  uint32_t id() const { return id_; }
+  Context &ctx() const { return *ctx_; }
+
+  /// Value range; meaningful when hasRange().
+  bool hasRange() const { return hasRange_; }
+  int64_t vmin() const { return vmin_; }
+  int64_t vmax() const { return vmax_; }
+
+  bool isConst() const { return op_ == Op::Const; }
+  /// True for a CONST whose value equals v (ints, bools and floats compared numerically).
+  bool isConstValue(double v) const;
+  /// Integer value of an int/bool CONST.
+  int64_t constInt() const;
+  /// Numeric value of any CONST.
+  double constDouble() const;
+
+  /// Total deterministic structural order (a < b), used for canonical operand order.
+  static bool structuralLess(const UOp *a, const UOp *b);
+
+private:
+  friend class Context;
+  UOp() = default;
+
+  Op op_ = Op::Noop;
+  DType dtype_;
+  int32_t rank_ = -1;
+  uint32_t nsrc_ = 0;
+  uint32_t id_ = 0;
+  bool hasRange_ = false;
+  const UOp *const *src_ = nullptr;
+  const int64_t *shape_ = nullptr;
+  Arg arg_;
+  Arg tag_;
+  uint64_t hash_ = 0;
+  int64_t vmin_ = 0;
+  int64_t vmax_ = 0;
+  Context *ctx_ = nullptr;
+};
+
+/// Owns and interns every UOp of one compilation.
+class Context {
+public:
+  Context();
+  ~Context();
+  Context(const Context &) = delete;
+  Context &operator=(const Context &) = delete;
+
+  /// The one node with these fields (made if new). The shape is the tensor shape, or nullopt for unshaped nodes.
+  const UOp *make(Op op, DType dtype, std::span<const UOp *const> src, Arg arg = {},
+                  const std::optional<Shape> &shape = std::nullopt, Arg tag = {});
+  const UOp *make(Op op, DType dtype, std::initializer_list<const UOp *> src, Arg arg = {},
+                  const std::optional<Shape> &shape = std::nullopt, Arg tag = {}) {
+    return make(op, dtype, std::span<const UOp *const>(src.begin(), src.size()), std::move(arg), shape, std::move(tag));
+  }
+
+  /// Same node with some fields replaced; returns `u` itself when nothing changed.
+  const UOp *withSrc(const UOp *u, std::span<const UOp *const> src);
+  const UOp *withArg(const UOp *u, Arg arg);
+  const UOp *withTag(const UOp *u, Arg tag);
+  const UOp *withDType(const UOp *u, DType dtype);
+
+  // --- builders that infer dtype and shape (internal errors on misuse) ---
+  /// A constant; `value` is converted to the dtype (ints wrap, floats round).
+  const UOp *constant(DType dtype, double value, const std::optional<Shape> &shape = std::nullopt);
+  const UOp *constInt(DType dtype, int64_t value, const std::optional<Shape> &shape = std::nullopt);
+  /// A constant with the same dtype and shape as `like`.
+  const UOp *constLike(const UOp *like, double value);
+  const UOp *constLikeInt(const UOp *like, int64_t value);
+  const UOp *alu(Op op, std::initializer_list<const UOp *> src);
+  const UOp *alu(Op op, std::span<const UOp *const> src);
+  const UOp *cast(const UOp *x, DType to);
+
+  /// Source location where a node was first written (parser) or made from (passes may copy it).
+  void setLoc(const UOp *u, Loc loc);
+  const Loc *loc(const UOp *u) const;
+
+  size_t numNodes() const { return nodes_.size(); }
+
+private:
+  const int64_t *internShape(const Shape &shape);
+  const UOp *const *storeSrc(std::span<const UOp *const> src);
+  void *allocate(size_t bytes, size_t align);
+
+  std::deque<UOp> nodes_;
+  std::unordered_multimap<uint64_t, const UOp *> table_;
+  std::vector<std::unique_ptr<char[]>> chunks_;
+  char *chunkPtr_ = nullptr;
+  size_t chunkLeft_ = 0;
+  std::unordered_map<const UOp *, Loc> locs_;
+};
+
+/// Every node reachable from `root`, operands before users, in a deterministic order (iterative, any depth).
+std::vector<const UOp *> toposort(const UOp *root);
+
+/// Convert a double to a value representable in dtype `d` (ints wrap like C casts of in-range values, floats round
+/// to nearest even, bool is != 0). Used by constant folding and by the builders.
+double roundToDType(double v, DType d);
+/// Wrap an integer to the width and signedness of `d` (two's complement).
+int64_t wrapInt(int64_t v, DType d);
+
+/// Internal compiler error: a bug in tgc, not in the input. Prints and aborts.
+[[noreturn]] void internalError(const std::string &message);
+
+} // namespace tgc

@@ -1,0 +1,62 @@
+//===- PassManager.h - Running a pipeline of passes -------------*- C++ -*-===//
+// Parses `-passes=a,b,c`, runs the passes in order with verification, IR printing and timing around each.
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "Passes/Pass.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tgc {
+
+using Pipeline = std::vector<const PassInfo *>;
+
+/// Parse a comma-separated list of pass names (spaces allowed). Sets `error` and returns nullopt on an unknown name.
+std::optional<Pipeline> parsePipeline(std::string_view text, std::string &error);
+/// Canonical spelling: names joined by ','. parsePipeline(printPipeline(p)) == p.
+std::string printPipeline(const Pipeline &p);
+
+struct Instrumentation {
+  bool verifyEach = true;
+  bool printAfterAll = false;
+  bool printAfterChange = false;
+  std::vector<std::string> printBefore;
+  std::vector<std::string> printAfter;
+  bool timePasses = false;
+  /// Where IR dumps go (default: stderr).
+  std::function<void(const std::string &)> dump;
+};
+
+struct PassTiming {
+  std::string name;
+  double seconds;
+};
+
+/// The --time-passes report (mlir-opt's layout) of the given timings.
+std::string formatTimingReport(const std::vector<PassTiming> &timings);
+
+class PassManager {
+public:
+  PassManager(Pipeline passes, Instrumentation inst);
+
+  /// Run every pass on `m`; the stage of the input is detected from its ops. Returns false after an error has been
+  /// reported to `diags` (the module is then left as the last pass that succeeded made it).
+  bool run(Module &m, DiagEngine &diags);
+
+  const std::vector<PassTiming> &timings() const { return timings_; }
+
+private:
+  void dumpIR(const char *when, std::string_view pass, const Module &m);
+  bool verifyStage(const Module &m, Stage stage, DiagEngine &diags, std::string_view after);
+
+  Pipeline passes_;
+  Instrumentation inst_;
+  std::vector<PassTiming> timings_;
+};
+
+} // namespace tgc

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what tgc needs on Debian 12 (only what is missing), then configures and builds tgc into build/.
+# Safe to run again: installed packages are skipped and the build is incremental.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  cmake ninja-build ccache python3 git
+  clang-19 llvm-19-dev llvm-19-tools libclang-rt-19-dev
+  libcli11-dev nlohmann-json3-dev libspdlog-dev catch2
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ ! -f build/build.ninja ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 >/dev/null
+fi
+cmake --build build -- -j"$(nproc)"

@@ -1,0 +1,18 @@
+# lit configuration for tgc's regression tests: one .uop file per pass or feature, checked with FileCheck.
+import os
+
+import lit.formats
+
+config.name = "tgc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".uop", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(os.path.dirname(config.tgc_tools_dir), "test", "lit")
+
+path = os.path.pathsep.join([config.tgc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+config.environment["PATH"] = path + os.path.pathsep + os.environ.get("PATH", "")
+config.substitutions.append(("%tgc_src", config.tgc_source_dir))
+config.substitutions.append(("%python", "python3"))
+if config.tgc_has_fuzzer:
+    config.available_features.add("fuzzer")

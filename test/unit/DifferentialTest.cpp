@@ -1,0 +1,212 @@
+//===- DifferentialTest.cpp - simplify never changes a value ----*- C++ -*-===//
+// Random integer and float ALU expressions, evaluated exactly before and after simplify at many points.
+//===----------------------------------------------------------------------===//
+//
+// Variables are loop ranges (so simplify knows their bounds). The evaluator is independent of the rewrite rules:
+// it only calls Eval.h, the definition of each op. A point where the original expression is undefined (division by
+// zero, an out-of-range shift or conversion) is skipped: simplify may remove undefined behaviour, never add it.
+
+#include "IR/Eval.h"
+#include "Passes/Pass.h"
+
+#include <bit>
+#include <catch2/catch.hpp>
+#include <random>
+#include <unordered_map>
+
+using namespace tgc;
+
+namespace {
+
+using Env = std::unordered_map<const UOp *, int64_t>;
+
+/// Value of `u` with ranges bound by `env`; nullopt where some op is undefined.
+std::optional<Arg> evaluate(const UOp *root, const Env &env) {
+  std::unordered_map<const UOp *, std::optional<Arg>> val;
+  for (const UOp *u : toposort(root)) {
+    if (u->op() == Op::Const) {
+      val[u] = u->arg();
+      continue;
+    }
+    if (u->op() == Op::Range) {
+      val[u] = Arg(env.at(u));
+      continue;
+    }
+    std::vector<Arg> args;
+    bool defined = true;
+    for (const UOp *s : u->src()) {
+      if (!val.at(s))
+        defined = false;
+      else
+        args.push_back(*val.at(s));
+    }
+    if (!defined) {
+      val[u] = std::nullopt;
+      continue;
+    }
+    if (u->op() == Op::Cast)
+      val[u] = evalCast(args[0], u->src(0)->dtype(), u->dtype());
+    else if (u->op() == Op::Bitcast)
+      val[u] = evalBitcast(args[0], u->src(0)->dtype(), u->dtype());
+    else {
+      DType in = u->op() == Op::Where ? u->src(1)->dtype() : u->src(0)->dtype();
+      val[u] = evalAlu(u->op(), u->dtype(), in, args);
+    }
+  }
+  return val.at(root);
+}
+
+bool sameValue(const Arg &a, const Arg &b) { return a == b; } // floats by bits; NaN is canonical
+
+class Generator {
+public:
+  Generator(Context &ctx, uint32_t seed) : ctx_(ctx), rng_(seed) {}
+
+  int pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
+
+  const UOp *intConst(DType d) {
+    static const int64_t interesting[] = {0, 1, -1, 2, 3, 4, 5, 7, 8, 12, 16, -4, 100, 127, -128, 255};
+    return ctx_.constInt(d, interesting[pick(16)]);
+  }
+
+  void makeVars(DType d) {
+    vars_.clear();
+    for (int i = 0; i < 3; ++i) {
+      int64_t end = 1 + pick(d.bits() == 8 ? 20 : 40);
+      vars_.push_back(ctx_.make(Op::Range, d, {ctx_.constInt(d, end)}, Arg::tuple({i, "loop"})));
+    }
+  }
+
+  const UOp *intExpr(DType d, int depth) {
+    if (depth == 0 || pick(5) == 0)
+      return pick(3) ? vars_[size_t(pick(3))] : intConst(d);
+    static const Op binary[] = {Op::Add, Op::Sub, Op::Mul, Op::Idiv, Op::Mod, Op::Max,
+                                Op::And, Op::Or,  Op::Xor, Op::Shl,  Op::Shr};
+    int kind = pick(10);
+    if (kind < 6) {
+      Op op = binary[pick(11)];
+      const UOp *a = intExpr(d, depth - 1);
+      // divisors and shift amounts are mostly constants, as in index arithmetic
+      bool constRhs = op == Op::Idiv || op == Op::Mod || op == Op::Shl || op == Op::Shr || op == Op::Mul;
+      const UOp *b = constRhs && pick(4) ? intConst(d) : intExpr(d, depth - 1);
+      if ((op == Op::Shl || op == Op::Shr) && b->isConst())
+        b = ctx_.constInt(d, pick(d.bits()));
+      return ctx_.alu(op, {a, b});
+    }
+    if (kind == 6)
+      return ctx_.alu(Op::Neg, {intExpr(d, depth - 1)});
+    if (kind == 7)
+      return ctx_.alu(Op::Where, {boolExpr(d, depth - 1), intExpr(d, depth - 1), intExpr(d, depth - 1)});
+    if (kind == 8) {
+      static const DType others[] = {dt::I8, dt::U8, dt::I16, dt::I32, dt::U32, dt::Index};
+      DType o = others[pick(6)];
+      return ctx_.cast(ctx_.cast(intExpr(d, depth - 1), o), d);
+    }
+    return ctx_.cast(boolExpr(d, depth - 1), d);
+  }
+
+  const UOp *boolExpr(DType d, int depth) {
+    static const Op cmp[] = {Op::Cmplt, Op::Cmpne, Op::Cmpeq};
+    int kind = pick(4);
+    if (kind == 0 && depth > 0)
+      return ctx_.alu(pick(2) ? Op::And : Op::Or, {boolExpr(d, depth - 1), boolExpr(d, depth - 1)});
+    const UOp *a = intExpr(d, depth > 0 ? depth - 1 : 0);
+    const UOp *b = pick(2) ? intConst(d) : intExpr(d, depth > 0 ? depth - 1 : 0);
+    return ctx_.alu(cmp[pick(3)], {a, b});
+  }
+
+  const UOp *floatExpr(DType d, int depth) {
+    if (depth == 0 || pick(5) == 0) {
+      if (pick(3) == 0) {
+        static const double consts[] = {0.0, -0.0, 1.0, -1.0, 0.5, 3.0, 1e30, -2.5};
+        return ctx_.constant(d, consts[pick(8)]);
+      }
+      return ctx_.cast(vars_[size_t(pick(3))], d);
+    }
+    static const Op binary[] = {Op::Add, Op::Sub, Op::Mul, Op::Fdiv, Op::Max};
+    static const Op unary[] = {Op::Neg, Op::Sqrt, Op::Recip, Op::Exp2, Op::Log2, Op::Trunc};
+    int kind = pick(8);
+    if (kind < 5)
+      return ctx_.alu(binary[pick(5)], {floatExpr(d, depth - 1), floatExpr(d, depth - 1)});
+    if (kind < 7)
+      return ctx_.alu(unary[pick(6)], {floatExpr(d, depth - 1)});
+    const UOp *c = ctx_.alu(Op::Cmplt, {floatExpr(d, depth - 1), floatExpr(d, depth - 1)});
+    return ctx_.alu(Op::Where, {c, floatExpr(d, depth - 1), floatExpr(d, depth - 1)});
+  }
+
+  Env randomPoint() {
+    Env env;
+    for (const UOp *v : vars_) {
+      int64_t hi = v->vmax();
+      int r = pick(4);
+      env[v] = r == 0 ? 0 : r == 1 ? hi : std::uniform_int_distribution<int64_t>(0, hi)(rng_);
+    }
+    return env;
+  }
+
+private:
+  Context &ctx_;
+  std::mt19937 rng_;
+  std::vector<const UOp *> vars_;
+};
+
+const UOp *simplify(const UOp *root) {
+  Module m;
+  m.root = root;
+  DiagEngine diags;
+  PassContext pc{m, diags};
+  return findPass("simplify")->run(root, pc);
+}
+
+struct Outcome {
+  int expressions = 0;
+  int changed = 0;
+  int compared = 0;
+};
+
+void checkExpression(Generator &g, const UOp *e, Outcome &out) {
+  const UOp *s = simplify(e);
+  ++out.expressions;
+  out.changed += s != e;
+  for (int k = 0; k < 40; ++k) {
+    Env env = g.randomPoint();
+    std::optional<Arg> before = evaluate(e, env);
+    if (!before)
+      continue;
+    std::optional<Arg> after = evaluate(s, env);
+    INFO("dtype " << e->dtype().str() << " expression has " << toposort(e).size() << " nodes; simplified "
+                  << toposort(s).size());
+    REQUIRE(after.has_value());
+    REQUIRE(sameValue(*before, *after));
+    ++out.compared;
+  }
+}
+
+} // namespace
+
+TEST_CASE("simplify preserves integer expressions exactly", "[simplify][differential]") {
+  static const DType dtypes[] = {dt::Index, dt::I32, dt::I8, dt::U8, dt::U32, dt::I64};
+  Outcome out;
+  for (uint32_t seed = 0; seed < 3000; ++seed) {
+    Context ctx;
+    Generator g(ctx, seed);
+    DType d = dtypes[seed % 6];
+    g.makeVars(d);
+    checkExpression(g, g.intExpr(d, 4), out);
+  }
+  REQUIRE(out.changed > out.expressions / 4); // the test exercises the rules
+  REQUIRE(out.compared > out.expressions * 20);
+}
+
+TEST_CASE("simplify preserves float expressions bit for bit", "[simplify][differential]") {
+  static const DType dtypes[] = {dt::F32, dt::F16, dt::BF16, dt::F64};
+  Outcome out;
+  for (uint32_t seed = 0; seed < 1500; ++seed) {
+    Context ctx;
+    Generator g(ctx, seed);
+    g.makeVars(dt::I32);
+    checkExpression(g, g.floatExpr(dtypes[seed % 4], 4), out);
+  }
+  REQUIRE(out.changed > 0);
+  REQUIRE(out.compared > out.expressions * 20);
+}

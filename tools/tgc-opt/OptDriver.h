@@ -1,0 +1,33 @@
+//===- OptDriver.h - What tgc-opt does, behind its command line -*- C++ -*-===//
+// Options of tgc-opt and the function that runs them.
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tgc {
+
+struct OptOptions {
+  std::string input = "-";
+  std::string output = "-";
+  std::string passes;
+  bool listPasses = false;
+  bool printPipeline = false;
+  bool printAfterAll = false;
+  bool printAfterChange = false;
+  std::vector<std::string> printBefore;
+  std::vector<std::string> printAfter;
+  bool verifyEach = true;
+  bool timePasses = false;
+  bool stats = false;
+  bool splitInputFile = false;
+  bool verifyDiagnostics = false;
+  bool verifyRoundtrip = false;
+};
+
+/// Run tgc-opt; returns the process exit status.
+int runOpt(const OptOptions &o);
+
+} // namespace tgc

@@ -1,0 +1,44 @@
+//===- main.cpp - tgc-opt: run UOp passes on .uop files ---------*- C++ -*-===//
+// The command line of tgc-opt; everything else is in OptDriver.cpp and lib/.
+//===----------------------------------------------------------------------===//
+
+#include "OptDriver.h"
+#include "Support/CommandLine.h"
+#include "Support/Logging.h"
+
+#include <CLI/CLI.hpp>
+
+int main(int argc, char **argv) {
+  tgc::OptOptions o;
+  int debug = -1;
+  CLI::App app{"tgc-opt: parse a .uop file, run named passes on it, print the result"};
+  app.add_option("input", o.input, "input .uop file ('-' for stdin)");
+  app.add_option("-o,--output", o.output, "output file ('-' for stdout)");
+  app.add_option("--passes", o.passes, "comma-separated pipeline, e.g. -passes=simplify");
+  app.add_flag("--list-passes", o.listPasses, "list every pass with its stages and description");
+  app.add_flag("--print-pipeline", o.printPipeline, "print the canonical pipeline text and exit");
+  app.add_flag("--print-after-all", o.printAfterAll, "print the IR after every pass (to stderr)");
+  app.add_flag("--print-after-change", o.printAfterChange, "print the IR after every pass that changed it");
+  app.add_option("--print-before", o.printBefore, "print the IR before this pass (repeatable)");
+  app.add_option("--print-after", o.printAfter, "print the IR after this pass (repeatable)");
+  app.add_option("--verify-each", o.verifyEach, "verify the input and the IR after every pass (default true)");
+  app.add_flag("--time-passes", o.timePasses, "report the wall time of each pass");
+  app.add_flag("--stats", o.stats, "report how often each rewrite rule fired");
+  app.add_flag("--split-input-file", o.splitInputFile, "treat '// -----' lines as separating independent inputs");
+  app.add_flag("--verify-diagnostics", o.verifyDiagnostics,
+               "check diagnostics against '// expected-error {{...}}' comments instead of printing them");
+  app.add_flag("--verify-roundtrip", o.verifyRoundtrip,
+               "check that the printed output parses back to the same graph and prints identically");
+  app.add_option("--debug", debug, "log level: 1 passes, 2 rewrites, 3 every rule tried (or TGC_DEBUG=N)");
+  std::vector<std::string> args = tgc::normalizeArgs(argc, argv);
+  std::vector<const char *> cargs;
+  for (const std::string &a : args)
+    cargs.push_back(a.c_str());
+  try {
+    app.parse(int(cargs.size()), cargs.data());
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e) == 0 ? 0 : 1;
+  }
+  tgc::setupLogging(debug);
+  return tgc::runOpt(o);
+}
