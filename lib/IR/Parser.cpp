@@ -135,6 +135,7 @@ private:
   bool parseDType(DType &out);
   bool parseShape(Shape &out);
   bool build(Statement &st);
+  static void roundConstLiteral(Statement &st, DType dtype);
   void warnUnreachable();
 
   Context &ctx_;
@@ -393,6 +394,16 @@ bool Parser::parseShape(Shape &out) {
   return true;
 }
 
+/// Float constants are written in decimal; like C's 0.1f, the literal is rounded to the constant's dtype.
+void Parser::roundConstLiteral(Statement &st, DType dtype) {
+  if (st.op != Op::Const || !dtype.isFloat() || dtype.isVector())
+    return;
+  if (st.arg.isInt())
+    st.arg = Arg(roundToDType(double(st.arg.getInt()), dtype));
+  else if (st.arg.isFloat())
+    st.arg = Arg(roundToDType(st.arg.getFloat(), dtype));
+}
+
 /// Infer what was not written, check what was, then make (or find) the node and bind its name.
 bool Parser::build(Statement &st) {
   std::string err;
@@ -405,6 +416,7 @@ bool Parser::build(Statement &st) {
       return error(st.opLoc, err);
     dtype = *inferred;
   }
+  roundConstLiteral(st, dtype);
   int arity = opArity(st.op);
   if (arity >= 0 && int(st.src.size()) != arity)
     return error(st.opLoc, "'" + std::string(opName(st.op)) + "' takes " + std::to_string(arity) + " operand" +

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <spdlog/spdlog.h>
 
 namespace tgc {
 
@@ -272,6 +273,8 @@ const UOp *PatternMatcher::rewrite(const UOp *u, void *user) const {
       r = nullptr;
     if (r && r != u) {
       ++stats_[i].hits;
+      if (spdlog::should_log(spdlog::level::debug))
+        spdlog::debug("{}: {}  [{}:{}]", name_, rules_[i].identity, rules_[i].where.file_name(), rules_[i].where.line());
       last_ = &rules_[i];
       return r;
     }

@@ -39,9 +39,10 @@ Stage detectStage(const UOp *root) {
   bool kernel = false;
   for (const UOp *u : toposort(root)) {
     uint32_t f = opFlags(u->op());
-    if ((f & opflag::P) && !(f & opflag::T))
+    if ((f & opflag::P) && !(f & opflag::T) && !(f & opflag::K))
       return Stage::Program;
-    if ((f & opflag::K) && !(f & opflag::T))
+    // kernel-only ops, or values without a tensor shape, mean a kernel graph
+    if (((f & opflag::K) && !(f & opflag::T)) || (!u->hasShape() && u->op() != Op::Sink))
       kernel = true;
   }
   return kernel ? Stage::Kernel : Stage::Tensor;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <spdlog/spdlog.h>
 
 namespace tgc {
 
@@ -91,6 +92,9 @@ bool PassManager::run(Module &m, DiagEngine &diags) {
     const UOp *newRoot = m.root ? p->run(m.root, pc) : nullptr;
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     timings_.push_back({std::string(p->name), secs});
+    if (spdlog::should_log(spdlog::level::info))
+      spdlog::info("pass {}: {} -> {} nodes in {:.3f} ms", p->name, oldRoot ? toposort(oldRoot).size() : 0,
+                   newRoot ? toposort(newRoot).size() : 0, secs * 1e3);
     if (m.root && !newRoot)
       return false; // the pass reported why
     m.root = newRoot;

@@ -115,6 +115,12 @@ const UOp *allOnesAnd(const Match &m) {
                                                                                                           : nullptr;
 }
 
+const UOp *dropTrueValid(const Match &m) {
+  const UOp *u = m.root();
+  const UOp *src[] = {m["b"], m["i"]};
+  return u->ctx().make(Op::Index, u->dtype(), src, u->arg());
+}
+
 } // namespace
 
 std::vector<Rule> identityRules() {
@@ -167,6 +173,8 @@ std::vector<Rule> identityRules() {
        "(x != true) != true -> x  (double not)"},
       {P::op(Op::Where, {P::var("x", DClass::Bool), t, f}), takeX, "where(x, true, false) -> x"},
       {P::op(Op::Where, {P::var("x", DClass::Bool), f, t}), notX, "where(x, false, true) -> x != true"},
+      // memory
+      {P::op(Op::Index, {P::var("b"), P::var("i"), t}), dropTrueValid, "index(b, i, true) -> index(b, i)"},
       // casts
       {P(OpSet{Op::Cast, Op::Bitcast}, {x}), castToSelf, "cast(x) -> x  (to its own dtype)"},
       {P::op(Op::Cast, {P::op(Op::Cast, {x})}), castRoundTrip, "cast_b(cast_a(x)) -> x  (x: b, a holds all of b)"},
