@@ -4,7 +4,7 @@
 
 #include "IR/Eval.h"
 
-#include "IR/Float16.h"
+#include "Runtime/Half.h"
 #include "IR/UOp.h"
 
 #include <bit>
@@ -249,9 +249,9 @@ uint64_t valueBits(const Arg &v, DType d) {
   case Scalar::Bool:
     return v.getBool();
   case Scalar::F16:
-    return floatToHalfBits(float(v.getFloat()));
+    return rt::floatToHalf(float(v.getFloat()));
   case Scalar::BF16:
-    return floatToBF16Bits(float(v.getFloat()));
+    return rt::floatToBF16(float(v.getFloat()));
   case Scalar::F32:
     return std::bit_cast<uint32_t>(float(v.getFloat()));
   case Scalar::F64:
@@ -266,9 +266,9 @@ Arg valueFromBits(uint64_t bits, DType d) {
   case Scalar::Bool:
     return Arg(bits != 0);
   case Scalar::F16:
-    return Arg(double(halfBitsToFloat(uint16_t(bits))));
+    return Arg(double(rt::halfToFloat(uint16_t(bits))));
   case Scalar::BF16:
-    return Arg(double(bf16BitsToFloat(uint16_t(bits))));
+    return Arg(double(rt::bf16ToFloat(uint16_t(bits))));
   case Scalar::F32:
     return Arg(double(std::bit_cast<float>(uint32_t(bits))));
   case Scalar::F64:

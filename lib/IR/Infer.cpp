@@ -266,9 +266,11 @@ InferredShape reduceAxisShape(const UOp *x, const Arg &arg) {
   return {out, ""};
 }
 
-InferredShape inferShapeOnly(Op op, std::span<const UOp *const> src, const Arg &arg,
+InferredShape inferShapeOnly(Op op, DType dtype, std::span<const UOp *const> src, const Arg &arg,
                              const std::optional<Shape> &declared) {
   OpGroup g = opGroup(op);
+  if (g == OpGroup::Composite)
+    return compositeShape(op, dtype, src, arg);
   if (g == OpGroup::Movement)
     return src.size() == 1 ? movementShape(op, src[0], arg, declared) : InferredShape{};
   if (group::elementwise().contains(op))
@@ -298,13 +300,12 @@ InferredShape inferShapeOnly(Op op, std::span<const UOp *const> src, const Arg &
 
 InferredShape inferShape(Op op, DType dtype, std::span<const UOp *const> src, const Arg &arg,
                          const std::optional<Shape> &declared) {
-  (void)dtype;
   if (declared) {
     std::string err = checkDims(*declared);
     if (!err.empty())
       return {std::nullopt, err};
   }
-  InferredShape r = inferShapeOnly(op, src, arg, declared);
+  InferredShape r = inferShapeOnly(op, dtype, src, arg, declared);
   if (!r.error.empty())
     return r;
   if (declared && !r.shape)

@@ -26,6 +26,9 @@ struct InferredShape {
 InferredShape inferShape(Op op, DType dtype, std::span<const UOp *const> src, const Arg &arg,
                          const std::optional<Shape> &declared);
 
+/// The shape rule of composite ops (InferComposite.cpp).
+InferredShape compositeShape(Op op, DType dtype, std::span<const UOp *const> src, const Arg &arg);
+
 std::string shapeStr(std::span<const int64_t> shape);
 
 } // namespace tgc

@@ -86,6 +86,10 @@ const OpSet &movement() {
   static const OpSet s = OpSet::ofGroup(OpGroup::Movement);
   return s;
 }
+const OpSet &composite() {
+  static const OpSet s = OpSet::ofGroup(OpGroup::Composite);
+  return s;
+}
 const OpSet &comparison() {
   static const OpSet s = {Op::Cmplt, Op::Cmpne, Op::Cmpeq};
   return s;

@@ -22,7 +22,21 @@ constexpr int kNumOps = 0
 #include "IR/Ops.def"
     ;
 
-enum class OpGroup : uint8_t { Meta, Leaf, Movement, Unary, Binary, Ternary, Cast, Reduce, Define, Memory, Control, Program };
+enum class OpGroup : uint8_t {
+  Meta,
+  Leaf,
+  Movement,
+  Unary,
+  Binary,
+  Ternary,
+  Cast,
+  Reduce,
+  Define,
+  Memory,
+  Control,
+  Program,
+  Composite
+};
 
 /// Property bits of the flags column of Ops.def.
 namespace opflag {
@@ -86,6 +100,7 @@ const OpSet &alu();
 const OpSet &elementwise();
 const OpSet &movement();
 const OpSet &comparison();
+const OpSet &composite();
 } // namespace group
 
 } // namespace tgc

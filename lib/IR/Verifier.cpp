@@ -205,6 +205,19 @@ std::string checkReduceAxis(const UOp *u) {
   return sameAsOperands(u, 0);
 }
 
+std::string checkComposite(const UOp *u) {
+  static const OpSet floatOnly = {Op::Sigmoid, Op::Tanh,    Op::Gelu,      Op::Silu,      Op::Exp,
+                                  Op::Log,     Op::Softmax, Op::LogSoftmax, Op::Logsumexp, Op::Mean,
+                                  Op::Var,     Op::Layernorm, Op::Batchnorm, Op::Rmsnorm, Op::AvgPool2d};
+  if (floatOnly.contains(u->op()) && !u->dtype().isFloat())
+    return "needs a float dtype, has " + dt(u->dtype());
+  if (u->dtype().isBool() && u->op() != Op::Concat && u->op() != Op::Gather)
+    return "does not take bool values";
+  if (u->op() == Op::Arange)
+    return "";
+  return u->dtype() == u->src(0)->dtype() ? "" : "dtype must equal operand #0's, " + dt(u->src(0)->dtype());
+}
+
 std::string checkCopy(const UOp *u) {
   if (!u->arg().isString())
     return "needs the target device as a string arg";
@@ -332,10 +345,25 @@ std::string checkVoid(const UOp *u) { return u->dtype().isVoid() ? "" : "must be
 // --- program rules ------------------------------------------------------------------------------------------------
 
 std::string checkBuffer(const UOp *u) {
-  if (!u->dtype().isPtr() || u->dtype().addrSpace() != AddrSpace::Global)
+  if (!u->dtype().isPtr() || u->dtype().addrSpace() != AddrSpace::Global || u->dtype().isVector())
     return "needs a global pointer dtype, has " + dt(u->dtype());
-  if (!isIntTupleOfSize(u->arg(), 2) || u->arg().getTuple()[1].getInt() < 0)
-    return "arg must be [id, elements]";
+  const Arg &a = u->arg();
+  bool ok = a.isTuple() && a.getTuple().size() == 6;
+  if (ok) {
+    const auto &t = a.getTuple();
+    ok = t[0].isInt() && t[1].isInt() && t[1].getInt() >= 0 && t[2].isString() && t[3].isString() &&
+         t[4].isIntTuple() && t[5].isInt() && t[5].getInt() >= -1;
+    static const std::set<std::string> kinds = {"input", "weight", "output", "temp"};
+    ok = ok && kinds.count(t[2].getString());
+    ok = ok && (t[2].getString() == "temp" || t[5].getInt() == -1);
+    int64_t n = 1;
+    for (const Arg &d : ok ? t[4].getTuple() : Arg::Tuple{})
+      n *= d.getInt();
+    ok = ok && (t[2].getString() == "temp" || n == t[1].getInt());
+  }
+  if (!ok)
+    return "arg must be [id, elements, \"input\"|\"weight\"|\"output\"|\"temp\", name, [shape], offset] with "
+           "elements = the shape's product and offset -1 except for planned temporaries";
   return "";
 }
 
@@ -365,6 +393,8 @@ std::string checkLinear(const UOp *u) {
   for (const UOp *s : u->src())
     if (s->op() != Op::Call)
       return "operands must be 'call' nodes";
+  if (u->op() == Op::Linear && !u->arg().isNone() && !(u->arg().isInt() && u->arg().getInt() >= 0))
+    return "arg must be the arena size in bytes";
   return u->dtype().isVoid() ? "" : "must be void";
 }
 
@@ -388,6 +418,7 @@ const std::vector<VerifyRule> &tensorRules() {
       {group::movement() | OpSet{Op::Contiguous}, checkSameDType},
       {{Op::ReduceAxis}, checkReduceAxis},
       {{Op::Copy}, checkCopy},
+      {group::composite(), checkComposite},
       {{Op::Sink}, checkTensorSink},
   };
   return rules;
@@ -412,7 +443,7 @@ const std::vector<VerifyRule> &programRules() {
   static const std::vector<VerifyRule> rules = {
       {{Op::Buffer}, checkBuffer},
       {{Op::Call}, checkCall},
-      {{Op::Linear}, checkLinear},
+      {{Op::Linear, Op::Sink}, checkLinear},
   };
   return rules;
 }

@@ -8,6 +8,7 @@
 #include "IR/Verifier.h"
 #include "Support/Diagnostics.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,8 @@ namespace tgc {
 struct PassContext {
   Module &module;
   DiagEngine &diags;
+  /// Named counters a pass reports (printed by tgc-opt --stats), e.g. bytes saved by memory planning.
+  std::map<std::string, int64_t> &stats;
 };
 
 /// Returns the new root, or nullptr after reporting an error to pc.diags.

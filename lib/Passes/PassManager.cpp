@@ -4,6 +4,8 @@
 
 #include "Passes/PassManager.h"
 
+#include "Passes/Pipeline.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,7 +27,12 @@ std::optional<Pipeline> parsePipeline(std::string_view text, std::string &error)
       error = "empty pass name in pipeline '" + std::string(text) + "'";
       return std::nullopt;
     }
-    if (!item.empty()) {
+    if (const NamedPipeline *named = item.empty() ? nullptr : findPipeline(item)) {
+      auto sub = parsePipeline(named->passes, error);
+      if (!sub)
+        return std::nullopt;
+      out.insert(out.end(), sub->begin(), sub->end());
+    } else if (!item.empty()) {
       const PassInfo *p = findPass(item);
       if (!p) {
         error = "unknown pass '" + std::string(item) + "' (see --list-passes)";
@@ -88,7 +95,7 @@ bool PassManager::run(Module &m, DiagEngine &diags) {
       dumpIR("Before", p->name, m);
     const UOp *oldRoot = m.root;
     auto start = std::chrono::steady_clock::now();
-    PassContext pc{m, diags};
+    PassContext pc{m, diags, stats_};
     const UOp *newRoot = m.root ? p->run(m.root, pc) : nullptr;
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     timings_.push_back({std::string(p->name), secs});
@@ -103,6 +110,8 @@ bool PassManager::run(Module &m, DiagEngine &diags) {
     if (inst_.printAfterAll || contains(inst_.printAfter, p->name) || (inst_.printAfterChange && changed))
       dumpIR("After", p->name, m);
     if (inst_.verifyEach && !verifyStage(m, stage, diags, p->name))
+      return false;
+    if (inst_.afterPass && !inst_.afterPass(m, p->name))
       return false;
   }
   return true;

@@ -30,6 +30,8 @@ struct Instrumentation {
   bool timePasses = false;
   /// Where IR dumps go (default: stderr).
   std::function<void(const std::string &)> dump;
+  /// Called after each pass that succeeded and verified; returning false stops the pipeline as failed.
+  std::function<bool(const Module &, std::string_view pass)> afterPass;
 };
 
 struct PassTiming {
@@ -49,6 +51,7 @@ public:
   bool run(Module &m, DiagEngine &diags);
 
   const std::vector<PassTiming> &timings() const { return timings_; }
+  const std::map<std::string, int64_t> &stats() const { return stats_; }
 
 private:
   void dumpIR(const char *when, std::string_view pass, const Module &m);
@@ -57,6 +60,7 @@ private:
   Pipeline passes_;
   Instrumentation inst_;
   std::vector<PassTiming> timings_;
+  std::map<std::string, int64_t> stats_;
 };
 
 } // namespace tgc

@@ -154,7 +154,8 @@ const UOp *simplify(const UOp *root) {
   Module m;
   m.root = root;
   DiagEngine diags;
-  PassContext pc{m, diags};
+  std::map<std::string, int64_t> stats;
+  PassContext pc{m, diags, stats};
   return findPass("simplify")->run(root, pc);
 }
 

@@ -42,7 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check(again.has_value(), "printed output does not parse");
   check(again->root == m->root, "printed output parses to another graph");
   check(printModule(*again) == printed, "printing is not stable");
-  PassContext pc{*m, diags};
+  std::map<std::string, int64_t> stats;
+  PassContext pc{*m, diags, stats};
   const UOp *simplified = findPass("simplify")->run(m->root, pc);
   Module out = *m;
   out.root = simplified;

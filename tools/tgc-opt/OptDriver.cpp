@@ -4,13 +4,17 @@
 
 #include "OptDriver.h"
 
+#include "SemanticsCheck.h"
+
 #include "IR/Parser.h"
 #include "IR/Pattern.h"
 #include "Passes/PassManager.h"
+#include "Passes/Pipeline.h"
 #include "Support/ExpectedDiagnostics.h"
 #include "Support/FileIO.h"
 
 #include <cstdio>
+#include <map>
 #include <spdlog/spdlog.h>
 
 namespace tgc {
@@ -40,10 +44,13 @@ void listPasses() {
     }
     out += line + "\n";
   }
+  out += "Named pipelines:\n";
+  for (const NamedPipeline &p : namedPipelines())
+    out += "  " + std::string(p.name) + "  = " + std::string(p.passes) + "\n      " + std::string(p.description) + "\n";
   std::fwrite(out.data(), 1, out.size(), stdout);
 }
 
-void printStats() {
+void printStats(const std::map<std::string, int64_t> &passStats) {
   std::string out = "===-------------------------------------------------------------------------===\n"
                     "                          ... Statistics Collected ...\n"
                     "===-------------------------------------------------------------------------===\n";
@@ -57,6 +64,8 @@ void printStats() {
       out += buf + std::string(pm->name()) + " - " + pm->rules()[i].identity + "\n";
     }
   }
+  for (const auto &[name, value] : passStats)
+    out += std::to_string(value) + " " + name + "\n";
   std::fwrite(out.data(), 1, out.size(), stderr);
 }
 
@@ -80,6 +89,7 @@ private:
   SourceManager sm_;
   std::string fileName_;
   std::vector<PassTiming> timings_;
+  std::map<std::string, int64_t> stats_;
 };
 
 int Driver::run() {
@@ -118,7 +128,7 @@ int Driver::run() {
     std::fwrite(t.data(), 1, t.size(), stderr);
   }
   if (o_.stats)
-    printStats();
+    printStats(stats_);
   if (!allOk)
     return 1; // nothing is written when any chunk failed
   if (!writeFileAtomic(o_.output, output, err)) {
@@ -146,12 +156,19 @@ ChunkResult Driver::runChunk(const Chunk &chunk, const Pipeline &pipeline, DiagE
     inst.printAfterChange = o_.printAfterChange;
     inst.printBefore = o_.printBefore;
     inst.printAfter = o_.printAfter;
+    SemanticsCheck semantics(o_.checkSeed, diags);
+    if (o_.checkSemantics) {
+      semantics.start(*m);
+      inst.afterPass = [&](const Module &mod, std::string_view pass) { return semantics.check(mod, pass); };
+    }
     PassManager pm(pipeline, inst);
     size_t before = ctx.numNodes();
     bool ok = pm.run(*m, diags);
     spdlog::info("{}: {} passes, {} nodes made", fileName_, pipeline.size(), ctx.numNodes() - before);
     for (const PassTiming &t : pm.timings())
       timings_.push_back(t);
+    for (const auto &[name, value] : pm.stats())
+      stats_[name] += value;
     if (ok) {
       result.text = printModule(*m);
       result.ok = !o_.verifyRoundtrip || checkRoundtrip(ctx, *m, result.text, diags);

@@ -25,6 +25,8 @@ struct OptOptions {
   bool splitInputFile = false;
   bool verifyDiagnostics = false;
   bool verifyRoundtrip = false;
+  bool checkSemantics = false;
+  uint64_t checkSeed = 0;
 };
 
 /// Run tgc-opt; returns the process exit status.

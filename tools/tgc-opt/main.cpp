@@ -29,6 +29,9 @@ int main(int argc, char **argv) {
                "check diagnostics against '// expected-error {{...}}' comments instead of printing them");
   app.add_flag("--verify-roundtrip", o.verifyRoundtrip,
                "check that the printed output parses back to the same graph and prints identically");
+  app.add_flag("--check-semantics", o.checkSemantics,
+               "run the reference interpreter before and after every pass on random inputs and compare outputs");
+  app.add_option("--check-seed", o.checkSeed, "seed of the inputs of --check-semantics (default 0)");
   app.add_option("--debug", debug, "log level: 1 passes, 2 rewrites, 3 every rule tried (or TGC_DEBUG=N)");
   std::vector<std::string> args = tgc::normalizeArgs(argc, argv);
   std::vector<const char *> cargs;

@@ -1,0 +1,52 @@
+//===- Interpreter.h - The reference interpreter ----------------*- C++ -*-===//
+// Executes a module at any stage (tensor graph, kernel graph, program) in plain, obviously correct code.
+//===----------------------------------------------------------------------===//
+//
+// It is the oracle of the test suite: `tgc run --interp`, `tgc-opt --check-semantics` and the comparisons with
+// compiled code all trust it. It favours clarity over speed: tensors are vectors of Args, every element operation
+// goes through Eval.h, composite ops are written as loops in double precision (CompositeEval.cpp), and every memory
+// access is bounds-checked.
+
+#pragma once
+
+#include "IR/Module.h"
+#include "Runtime/Array.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tgc::interp {
+
+/// One tensor at a program's boundary.
+struct TensorSpec {
+  enum class Role { Input, Weight, Output, InOut };
+  std::string name;
+  DType dtype;
+  Shape shape;
+  Role role;
+};
+
+std::string_view roleName(TensorSpec::Role r);
+
+/// The inputs, weights and outputs of a module. Tensor graphs: input/weight/output nodes; programs: their named
+/// buffers; kernel graphs: every define_global, as an InOut named "slot<N>", sized by the largest index the kernel
+/// can use. Returns false with a one-line reason.
+bool signature(const Module &m, std::vector<TensorSpec> &out, std::string &error);
+
+using ArrayMap = std::map<std::string, rt::Array>;
+
+/// Run `m`. `inputs` maps the name of every input, weight and InOut to its data (checked against the signature);
+/// `outputs` receives every output (and InOut) by name. Returns false with a one-line reason.
+bool run(const Module &m, const ArrayMap &inputs, ArrayMap &outputs, std::string &error);
+
+/// Deterministic contents for a spec (rt::fillRandom with the spec's name).
+rt::Array randomArray(const TensorSpec &spec, uint64_t seed);
+
+/// The runtime element type of a dtype (nullopt for void, index, vectors and pointers).
+std::optional<rt::ElemType> elemTypeOf(DType d);
+DType dtypeOf(rt::ElemType t);
+
+} // namespace tgc::interp

@@ -1,0 +1,345 @@
+//===- Decompose.cpp - Composite ops to primitives --------------*- C++ -*-===//
+// Each composite op becomes movement, elementwise and reduce ops, the way tinygrad's Tensor methods build them.
+//===----------------------------------------------------------------------===//
+//
+// The decompositions (docs/ops.md lists each): matmul broadcasts both operands to [..., M, N, K] and sums K;
+// convolutions and pooling slide windows with Tensor::pool (no im2col buffer); gathers compare the index with an
+// arange (one-hot) and sum; arange and cumsum are window sums. Results are rewritten again, so a decomposition may
+// use other composites (gather uses arange).
+
+#include "IR/Rewrite.h"
+#include "Passes/Pass.h"
+#include "Passes/TensorBuilder.h"
+
+#include <cmath>
+#include <numeric>
+
+namespace tgc {
+namespace {
+
+using Pairs = std::vector<std::pair<int64_t, int64_t>>;
+
+std::vector<int64_t> argInts(const UOp *u, size_t i) { return u->arg().getTuple()[i].intTuple(); }
+double argNum(const Arg &a) { return a.isInt() ? double(a.getInt()) : a.getFloat(); }
+
+Pairs noPads(size_t n) { return Pairs(n, {0, 0}); }
+
+// --- elementwise --------------------------------------------------------------------------------------------------
+
+Tensor sigmoid(const Tensor &x) { return ((x * (-1.0 / M_LN2)).exp2() + 1.0).recip(); }
+
+Tensor tanhOf(const Tensor &x) { return sigmoid(x * 2.0) * 2.0 - 1.0; }
+
+/// erf by Abramowitz and Stegun 7.1.26 (|error| < 1.5e-7), as tinygrad computes it.
+Tensor erf(const Tensor &x) {
+  Tensor ax = x.maximum(x.neg());
+  Tensor t = (ax * 0.3275911 + 1.0).recip();
+  Tensor poly = Tensor::scalar(x, 1.061405429);
+  for (double c : {-1.453152027, 1.421413741, -0.284496736, 0.254829592})
+    poly = poly * t + c;
+  Tensor y = Tensor::scalar(x, 1.0) - t * poly * x.square().neg().exp();
+  Tensor zero = Tensor::scalar(x, 0.0);
+  Tensor sign = x.lt(zero).where(Tensor::scalar(x, -1.0), zero.lt(x).where(Tensor::scalar(x, 1.0), zero));
+  return sign * y;
+}
+
+Tensor gelu(const Tensor &x, const std::string &form) {
+  if (form == "erf")
+    return x * 0.5 * (erf(x * (1.0 / std::sqrt(2.0))) + 1.0);
+  Tensor inner = (x + x * x.square() * 0.044715) * std::sqrt(2.0 / M_PI);
+  return x * 0.5 * (tanhOf(inner) + 1.0);
+}
+
+const UOp *elementwise(const Match &m) {
+  const UOp *u = m.root();
+  Tensor x = u->src(0);
+  Tensor zero = Tensor::scalar(x, 0.0);
+  switch (u->op()) {
+  case Op::Relu:
+    return zero.lt(x).where(x, zero).uop();
+  case Op::LeakyRelu:
+    return zero.lt(x).where(x, x * argNum(u->arg())).uop();
+  case Op::Sigmoid:
+    return sigmoid(x).uop();
+  case Op::Tanh:
+    return tanhOf(x).uop();
+  case Op::Gelu:
+    return gelu(x, u->arg().getString()).uop();
+  case Op::Silu:
+    return (x * sigmoid(x)).uop();
+  case Op::Exp:
+    return x.exp().uop();
+  case Op::Log:
+    return x.log().uop();
+  case Op::Clip: {
+    Tensor lo = Tensor::scalar(x, argNum(u->arg().getTuple()[0]));
+    Tensor hi = Tensor::scalar(x, argNum(u->arg().getTuple()[1]));
+    return x.lt(lo).where(lo, hi.lt(x).where(hi, x)).uop();
+  }
+  default:
+    return nullptr;
+  }
+}
+
+// --- reductions and normalizations ------------------------------------------------------------------------------
+
+const UOp *softmaxFamily(const Match &m) {
+  const UOp *u = m.root();
+  Tensor x = u->src(0);
+  int64_t axis = u->arg().getInt();
+  Tensor mx = x.max({axis});
+  Tensor shifted = x - mx;
+  Tensor e = shifted.exp();
+  Tensor s = e.sum({axis});
+  if (u->op() == Op::Softmax)
+    return (e * s.recip()).uop();
+  if (u->op() == Op::LogSoftmax)
+    return (shifted - s.log()).uop();
+  return (s.log() + mx).uop(); // logsumexp
+}
+
+const UOp *meanVar(const Match &m) {
+  const UOp *u = m.root();
+  Tensor x = u->src(0);
+  if (u->op() == Op::Mean)
+    return x.mean(u->arg().intTuple()).uop();
+  std::vector<int64_t> axes = u->arg().getTuple()[0].intTuple();
+  int64_t n = 1;
+  for (int64_t a : axes)
+    n *= x.dim(a);
+  int64_t correction = u->arg().getTuple()[1].getInt();
+  return ((x - x.mean(axes)).square().sum(axes) * (1.0 / double(n - correction))).uop();
+}
+
+const UOp *normalize(const Match &m) {
+  const UOp *u = m.root();
+  Tensor x = u->src(0);
+  if (u->op() == Op::Batchnorm) {
+    Shape ps(size_t(x.rank()), 1);
+    ps[1] = x.dim(1);
+    Tensor scale = Tensor(u->src(1)).reshape(ps), bias = Tensor(u->src(2)).reshape(ps);
+    Tensor mean = Tensor(u->src(3)).reshape(ps), var = Tensor(u->src(4)).reshape(ps);
+    Tensor inv = scale * (var + u->arg().getFloat()).rsqrt();
+    return ((x - mean) * inv + bias).uop();
+  }
+  std::vector<int64_t> axes = u->arg().getTuple()[0].intTuple();
+  double eps = u->arg().getTuple()[1].getFloat();
+  Tensor y = u->op() == Op::Layernorm ? x - x.mean(axes) : x;
+  Tensor out = y * (y.square().mean(axes) + eps).rsqrt();
+  if (u->numSrc() > 1)
+    out = out * Tensor(u->src(1));
+  if (u->numSrc() > 2)
+    out = out + Tensor(u->src(2));
+  return out.uop();
+}
+
+// --- matmul, convolution, pooling -------------------------------------------------------------------------------
+
+const UOp *matmul(const Match &m) {
+  Tensor a = m.root()->src(0);
+  Tensor b = m.root()->src(1);
+  Shape as = a.shape(), bs = b.shape();
+  // a: [..., M, 1, K]; b: [..., K, N] -> [..., 1, N, K]; their product sums over K
+  Shape a3 = as;
+  a3.insert(a3.end() - 1, 1);
+  Tensor bt = b.transpose(b.rank() - 1, b.rank() - 2);
+  Shape b3 = bt.shape();
+  b3.insert(b3.end() - 2, 1);
+  Tensor prod = a.reshape(a3) * bt.reshape(b3);
+  Shape out = m.root()->shapeVec();
+  return prod.sum({-1}).reshape(out).uop();
+}
+
+Tensor conv2dOf(const Tensor &x0, const Tensor &w, int64_t groups, std::vector<int64_t> stride,
+                std::vector<int64_t> dilation, const std::vector<int64_t> &pads) {
+  Shape xs = x0.shape(), ws = w.shape();
+  int64_t bs = xs[0], cin = ws[1], cout = ws[0], rcout = cout / groups;
+  Tensor x = x0.pad({{0, 0}, {0, 0}, {pads[0], pads[1]}, {pads[2], pads[3]}});
+  x = x.pool({ws[2], ws[3]}, stride, dilation); // [bs, groups*cin, oy, ox, kh, kw]
+  int64_t oy = x.dim(2), ox = x.dim(3);
+  x = x.reshape({bs, groups, cin, 1, oy, ox, ws[2], ws[3]});
+  x = x.expand({bs, groups, cin, rcout, oy, ox, ws[2], ws[3]});
+  x = x.permute({0, 1, 3, 4, 5, 2, 6, 7}); // [bs, groups, rcout, oy, ox, cin, kh, kw]
+  Tensor wr = w.reshape({1, groups, rcout, 1, 1, cin, ws[2], ws[3]});
+  return (x * wr).sum({-1, -2, -3}).reshape({bs, cout, oy, ox});
+}
+
+Tensor addBias(const Tensor &y, const UOp *u, size_t i) {
+  if (u->numSrc() <= i)
+    return y;
+  return y + Tensor(u->src(i)).reshape({1, y.dim(1), 1, 1});
+}
+
+const UOp *conv2d(const Match &m) {
+  const UOp *u = m.root();
+  Tensor y = conv2dOf(u->src(0), u->src(1), u->arg().getTuple()[0].getInt(), argInts(u, 1), argInts(u, 2),
+                      argInts(u, 3));
+  return addBias(y, u, 2).uop();
+}
+
+/// tinygrad's conv_transpose2d: insert stride-1 zeros between inputs, then a conv with the flipped,
+/// group-transposed weight and padding (k-1)*d - p.
+const UOp *convTranspose2d(const Match &m) {
+  const UOp *u = m.root();
+  Tensor x = u->src(0), w = u->src(1);
+  int64_t g = u->arg().getTuple()[0].getInt();
+  auto stride = argInts(u, 1), dil = argInts(u, 2), pads = argInts(u, 3), outPad = argInts(u, 4);
+  Shape ws = w.shape();
+  int64_t cin = ws[0], og = ws[1];
+  Tensor wt = w.reshape({g, cin / g, og, ws[2], ws[3]}).transpose(1, 2).flip({3, 4}).reshape(
+      {g * og, cin / g, ws[2], ws[3]});
+  if (stride[0] > 1 || stride[1] > 1) {
+    Shape xs = x.shape();
+    x = x.reshape({xs[0], xs[1], xs[2], 1, xs[3], 1});
+    x = x.pad({{0, 0}, {0, 0}, {0, 0}, {0, stride[0] - 1}, {0, 0}, {0, stride[1] - 1}});
+    x = x.reshape({xs[0], xs[1], xs[2] * stride[0], xs[3] * stride[1]});
+    x = x.shrink({{0, xs[0]}, {0, xs[1]}, {0, xs[2] * stride[0] - (stride[0] - 1)},
+                  {0, xs[3] * stride[1] - (stride[1] - 1)}});
+  }
+  std::vector<int64_t> p = {(ws[2] - 1) * dil[0] - pads[0], (ws[2] - 1) * dil[0] - pads[1] + outPad[0],
+                            (ws[3] - 1) * dil[1] - pads[2], (ws[3] - 1) * dil[1] - pads[3] + outPad[1]};
+  Tensor y = conv2dOf(x, wt, g, {1, 1}, dil, p);
+  return addBias(y, u, 2).uop();
+}
+
+const UOp *pool2d(const Match &m) {
+  const UOp *u = m.root();
+  Tensor x = u->src(0);
+  bool isMax = u->op() == Op::MaxPool2d;
+  auto k = argInts(u, 0), stride = argInts(u, 1);
+  std::vector<int64_t> dil = isMax ? argInts(u, 2) : std::vector<int64_t>{1, 1};
+  auto pads = argInts(u, isMax ? 3 : 2);
+  Pairs p = noPads(size_t(x.rank()) - 2);
+  p.insert(p.end(), {{pads[0], pads[1]}, {pads[2], pads[3]}});
+  if (isMax)
+    return x.padValue(p, -INFINITY).pool(k, stride, dil).max({-1, -2}).reshape(u->shapeVec()).uop();
+  Tensor sums = x.pad(p).pool(k, stride, dil).sum({-1, -2}).reshape(u->shapeVec());
+  if (u->arg().getTuple()[3].getBool())
+    return (sums * (1.0 / double(k[0] * k[1]))).uop();
+  Tensor ones = Tensor::full(x.ctx(), x.dtype(), x.shape(), 1.0);
+  Tensor counts = ones.pad(p).pool(k, stride, dil).sum({-1, -2}).reshape(u->shapeVec());
+  return (sums / counts).uop();
+}
+
+// --- data movement: concat, gather, embedding, arange, cumsum --------------------------------------------------
+
+const UOp *concat(const Match &m) {
+  const UOp *u = m.root();
+  int64_t axis = u->arg().getInt();
+  int64_t total = u->shapeVec()[size_t(axis)];
+  int64_t offset = 0;
+  std::optional<Tensor> acc;
+  for (const UOp *s : u->src()) {
+    Tensor t = s;
+    Pairs p = noPads(size_t(t.rank()));
+    p[size_t(axis)] = {offset, total - offset - t.dim(axis)};
+    offset += t.dim(axis);
+    Tensor part = t.pad(p);
+    acc = acc ? (u->dtype().isBool() ? acc->alu(Op::Or, part) : *acc + part) : part;
+  }
+  return acc->uop();
+}
+
+/// A [n] tensor 0, 1, ..., n-1 of dtype d (an arange composite, decomposed in turn).
+Tensor iota(Context &ctx, DType d, int64_t n) {
+  return ctx.make(Op::Arange, d, {}, Arg::tuple({Arg(0), Arg(n), Arg(1)}), Shape{n});
+}
+
+const UOp *gather(const Match &m) {
+  const UOp *u = m.root();
+  Tensor x = u->src(0), idx = u->src(1);
+  int64_t axis = u->arg().getInt();
+  Shape is = idx.shape();
+  int64_t n = x.dim(axis);
+  // x restricted to the index's extent on the other axes, with the gathered axis moved last: [..., 1, ..., n]
+  Pairs b;
+  for (int64_t a = 0; a < x.rank(); ++a)
+    b.emplace_back(0, a == axis ? n : is[size_t(a)]);
+  Tensor xs = x.shrink(b).moveToEnd(axis);
+  Shape withOne = is;
+  withOne[size_t(axis)] = 1;
+  withOne.push_back(n);
+  Shape full = is;
+  full.push_back(n);
+  Tensor xe = xs.reshape(withOne).expand(full);
+  Shape idx1 = is;
+  idx1.push_back(1);
+  Shape ar(is.size(), 1);
+  ar.push_back(n);
+  Tensor hot = idx.reshape(idx1).eq(iota(x.ctx(), idx.dtype(), n).reshape(ar));
+  return hot.where(xe, Tensor::scalar(x, 0)).sum({-1}).reshape(is).uop();
+}
+
+const UOp *embedding(const Match &m) {
+  const UOp *u = m.root();
+  Tensor w = u->src(0), idx = u->src(1);
+  Shape is = idx.shape();
+  int64_t vocab = w.dim(0), d = w.dim(1);
+  Shape idx2 = is, ar(is.size(), 1), ws(is.size(), 1);
+  idx2.insert(idx2.end(), {1, 1});
+  ar.insert(ar.end(), {vocab, 1});
+  ws.insert(ws.end(), {vocab, d});
+  Tensor hot = idx.reshape(idx2).eq(iota(w.ctx(), idx.dtype(), vocab).reshape(ar));
+  Tensor picked = hot.where(w.reshape(ws), Tensor::scalar(w, 0));
+  return picked.sum({-2}).reshape(u->shapeVec()).uop();
+}
+
+/// tinygrad's cumsum: pad n-1 zeros in front of the axis, slide windows of n, sum each.
+Tensor cumsumOf(const Tensor &x, int64_t axis) {
+  int64_t n = x.dim(axis);
+  Tensor t = x.moveToEnd(axis);
+  Pairs p = noPads(size_t(t.rank()));
+  p.back() = {n - 1, 0};
+  Tensor s = t.pad(p).pool({n}, {1}, {1}).sum({-1});
+  Shape back = t.shape();
+  s = s.reshape(back);
+  std::vector<int64_t> inv(size_t(x.rank()));
+  for (int64_t a = 0, j = 0; a < x.rank(); ++a)
+    inv[size_t(a)] = a == axis ? x.rank() - 1 : j++;
+  return s.permute(inv);
+}
+
+const UOp *cumsum(const Match &m) { return cumsumOf(m.root()->src(0), m.root()->arg().getInt()).uop(); }
+
+/// arange(start, stop, step) = cumsum of n copies of step, plus start - step
+const UOp *arange(const Match &m) {
+  const UOp *u = m.root();
+  int64_t n = u->shapeVec()[0];
+  const auto &t = u->arg().getTuple();
+  Tensor steps = Tensor::full(u->ctx(), u->dtype(), {n}, argNum(t[2]));
+  if (n == 0)
+    return steps.uop();
+  return (cumsumOf(steps, 0) + (argNum(t[0]) - argNum(t[2]))).uop();
+}
+
+const PatternMatcher &matcher() {
+  auto any = [](OpSet ops) { return UPat::any(ops); };
+  static const PatternMatcher pm(
+      "decompose",
+      {
+          {any({Op::Relu, Op::LeakyRelu, Op::Sigmoid, Op::Tanh, Op::Gelu, Op::Silu, Op::Exp, Op::Log, Op::Clip}),
+           elementwise, "relu(x) -> where(0 < x, x, 0) ; sigmoid(x) -> 1/(1 + exp2(-x/ln2)) ; ..."},
+          {any({Op::Softmax, Op::LogSoftmax, Op::Logsumexp}), softmaxFamily,
+           "softmax(x) -> e * 1/sum(e), e = exp(x - max(x))"},
+          {any({Op::Mean, Op::Var}), meanVar, "mean(x) -> sum(x) * 1/n ; var(x) -> sum((x - mean)^2) * 1/(n - c)"},
+          {any({Op::Layernorm, Op::Rmsnorm, Op::Batchnorm}), normalize,
+           "layernorm(x) -> y * rsqrt(mean(y*y) + eps), y = x - mean(x)"},
+          {any({Op::Matmul}), matmul, "matmul(a, b) -> sum(a[..., M, 1, K] * b^T[..., 1, N, K], K)"},
+          {any({Op::Conv2d}), conv2d, "conv2d(x, w) -> sum(pool(pad(x)) * w, cin, kh, kw)"},
+          {any({Op::ConvTranspose2d}), convTranspose2d, "conv_transpose2d(x, w) -> conv2d(dilate(x), flip(w^T))"},
+          {any({Op::MaxPool2d, Op::AvgPool2d}), pool2d, "max_pool2d(x) -> max(pool(pad(x, -inf)))"},
+          {any({Op::Concat}), concat, "concat(a, b) -> pad(a) + pad(b)"},
+          {any({Op::Gather}), gather, "gather(x, i) -> sum(where(i == arange(n), x, 0))"},
+          {any({Op::Embedding}), embedding, "embedding(w, i) -> sum(where(i == arange(V), w, 0), V)"},
+          {any({Op::Cumsum}), cumsum, "cumsum(x) -> sum(pool(pad(x, n-1 before)))"},
+          {any({Op::Arange}), arange, "arange(a, b, s) -> cumsum(full(n, s)) + (a - s)"},
+      },
+      /*preservesTypes=*/true);
+  return pm;
+}
+
+} // namespace
+
+const UOp *runDecompose(const UOp *root, PassContext &pc) { return graphRewrite(root, matcher()); }
+
+} // namespace tgc

@@ -1,0 +1,31 @@
+//===- Pipeline.cpp - Named pipelines ---------------------------*- C++ -*-===//
+// The one place the stage pipelines are listed, one pass per line with the reason it is there.
+//===----------------------------------------------------------------------===//
+
+#include "Passes/Pipeline.h"
+
+namespace tgc {
+
+const std::vector<NamedPipeline> &namedPipelines() {
+  static const std::vector<NamedPipeline> pipelines = {
+      {"lower-tensors",
+       "decompose,"   // composite ops -> primitives, so rangeify sees only movement, elementwise and reduce ops
+       "simplify,"    // fold constants of the tensor graph before it is split into kernels
+       "rangeify,"    // tensors -> kernels over ranges, fused, split where values go to memory
+       "simplify,"    // the index arithmetic rangeify wrote (reshape's div/mod, pad's bounds) folds here
+       "schedule,"    // sink of calls -> linear program in data order
+       "plan-memory", // temporaries share one arena
+       "Tensor graph to a scheduled program with planned memory: decompose, simplify, rangeify, simplify, "
+       "schedule, plan-memory."},
+  };
+  return pipelines;
+}
+
+const NamedPipeline *findPipeline(std::string_view name) {
+  for (const NamedPipeline &p : namedPipelines())
+    if (p.name == name)
+      return &p;
+  return nullptr;
+}
+
+} // namespace tgc

@@ -1,0 +1,36 @@
+//===- ProgramInfo.cpp - What calls read and write --------------*- C++ -*-===//
+// A store through index(define_global k, ...) writes operand k+1 of the call; a load reads it.
+//===----------------------------------------------------------------------===//
+
+#include "Passes/ProgramInfo.h"
+
+#include <algorithm>
+
+namespace tgc {
+
+static const UOp *slotBuffer(const UOp *call, const UOp *ptr) {
+  if (ptr->op() != Op::Index || ptr->src(0)->op() != Op::DefineGlobal)
+    return nullptr;
+  int64_t slot = ptr->src(0)->arg().getInt();
+  if (slot < 0 || size_t(slot) + 1 >= call->numSrc())
+    return nullptr;
+  return call->src(size_t(slot) + 1);
+}
+
+static void addOnce(std::vector<const UOp *> &v, const UOp *b) {
+  if (b && std::find(v.begin(), v.end(), b) == v.end())
+    v.push_back(b);
+}
+
+CallAccess callAccess(const UOp *call) {
+  CallAccess a;
+  for (const UOp *n : toposort(call->src(0))) {
+    if (n->op() == Op::Store)
+      addOnce(a.writes, slotBuffer(call, n->src(0)));
+    if (n->op() == Op::Load)
+      addOnce(a.reads, slotBuffer(call, n->src(0)));
+  }
+  return a;
+}
+
+} // namespace tgc

@@ -1,0 +1,368 @@
+//===- Rangeify.cpp - Tensor graphs to kernels over loop ranges -*- C++ -*-===//
+// Movement ops become index arithmetic, elementwise and reduce chains fuse, and kernels split where values must
+// go to memory. The result is a program: a sink of calls, each a kernel applied to buffers.
+//===----------------------------------------------------------------------===//
+//
+// Every tensor that must exist in memory ("realized") gets a buffer and a kernel that computes it: one range per
+// axis of size > 1, a store of its value at the flat index, and its value expression "lowered" at those ranges:
+//   - movement ops map the index: permute reorders it, reshape flattens and unflattens it, expand uses 0 on
+//     broadcast axes, shrink adds the offset, flip mirrors it, pad subtracts the offset and masks the load with
+//     the bounds check (the value is 0 outside);
+//   - elementwise ops lower their operands at the same index and combine them;
+//   - reduce_axis gets new ranges for its reduced axes and becomes a `reduce` over them;
+//   - an input, weight or realized tensor is a load from its buffer.
+// What is realized (the kernel split rules, docs/passes.md):
+//   1. every output's value, into the output's buffer (an output of an input, of a constant-free copy of another
+//      realized tensor, gets a copy kernel);
+//   2. every `contiguous`;
+//   3. a reduce that would otherwise be recomputed: one lowered at an index that does not use every loop around
+//      it (e.g. a row max broadcast back over its row, as in softmax), or at two different indices (two
+//      consumers, or one consumer reading it under two indexings). Such reduces are found by building all
+//      kernels, realizing them, and building again until nothing changes.
+
+#include "IR/Infer.h"
+#include "IR/Rewrite.h"
+#include "Passes/Pass.h"
+
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace tgc {
+namespace {
+
+using Index = std::vector<const UOp *>;
+
+/// How a reduce was used while building the kernels of one round.
+struct ReduceUse {
+  std::set<std::pair<int, Index>> positions; // (kernel, index)
+  bool recomputed = false;                   // lowered somewhere its index ignores an enclosing loop
+};
+
+struct Buffers {
+  std::map<const UOp *, const UOp *> of; // tensor node -> buffer
+};
+
+/// Builds one kernel.
+class KernelBuilder {
+public:
+  KernelBuilder(Context &ctx, int kernelId, const Buffers &buffers, std::map<const UOp *, ReduceUse> &uses)
+      : ctx_(ctx), kernelId_(kernelId), buffers_(buffers), uses_(uses) {}
+
+  /// The call that stores `value` (computed, or loaded when `loadRoot`) into `out`.
+  const UOp *build(const UOp *value, const UOp *out, bool loadRoot) {
+    Shape shape = value->shapeVec();
+    Index idx;
+    for (size_t a = 0; a < shape.size(); ++a) {
+      if (shape[a] == 1) {
+        idx.push_back(constIndex(0));
+        continue;
+      }
+      const UOp *r = newRange(shape[a], "loop");
+      outRanges_.push_back(r);
+      idx.push_back(r);
+    }
+    active_ = outRanges_;
+    const UOp *v = loadRoot ? load(value, idx, trueConst()) : compute(value, idx, trueConst());
+    params_.insert(params_.begin(), out);
+    const UOp *dg = ctx_.make(Op::DefineGlobal, out->dtype(), {}, Arg(0));
+    const UOp *ptr = ctx_.make(Op::Index, out->dtype(), {dg, flatIndex(idx, shape)});
+    const UOp *effect = ctx_.make(Op::Store, dt::Void, {ptr, v});
+    if (!outRanges_.empty()) {
+      std::vector<const UOp *> endSrc = {effect};
+      endSrc.insert(endSrc.end(), outRanges_.begin(), outRanges_.end());
+      effect = ctx_.make(Op::End, dt::Void, endSrc);
+    }
+    const UOp *sink = ctx_.make(Op::Sink, dt::Void, {effect}, Arg(name(shape)));
+    std::vector<const UOp *> callSrc = {sink};
+    callSrc.insert(callSrc.end(), params_.begin(), params_.end());
+    return ctx_.make(Op::Call, dt::Void, callSrc, Arg(name(shape)));
+  }
+
+private:
+  const UOp *constIndex(int64_t v) { return ctx_.constInt(dt::Index, v); }
+  const UOp *trueConst() { return ctx_.constInt(dt::Bool, 1); }
+  const UOp *add(const UOp *a, const UOp *b) { return ctx_.alu(Op::Add, {a, b}); }
+  const UOp *mul(const UOp *a, int64_t c) { return ctx_.alu(Op::Mul, {a, constIndex(c)}); }
+  const UOp *both(const UOp *a, const UOp *b) {
+    if (a->isConst())
+      return a->constInt() ? b : a;
+    return b->isConst() && b->constInt() ? a : ctx_.alu(Op::And, {a, b});
+  }
+
+  const UOp *newRange(int64_t n, const char *kind) {
+    return ctx_.make(Op::Range, dt::Index, {constIndex(n)}, Arg::tuple({Arg(nextAxis_++), Arg(kind)}));
+  }
+
+  std::string name(const Shape &shape) {
+    std::string s = reduceSizes_.empty() ? "E" : "r";
+    for (int64_t d : shape)
+      if (d > 1)
+        s += "_" + std::to_string(d);
+    for (int64_t d : reduceSizes_)
+      s += "_" + std::to_string(d);
+    return s;
+  }
+
+  const UOp *flatIndex(const Index &idx, const Shape &shape) {
+    const UOp *flat = constIndex(0);
+    int64_t stride = 1;
+    for (size_t a = shape.size(); a-- > 0;) {
+      if (shape[a] != 1)
+        flat = add(flat, mul(idx[a], stride));
+      stride *= shape[a];
+    }
+    return flat;
+  }
+
+  /// Index of every element of `shape` (row-major) from a flat index.
+  Index unflatten(const UOp *flat, const Shape &shape) {
+    Index out(shape.size());
+    int64_t stride = 1;
+    for (size_t a = shape.size(); a-- > 0;) {
+      out[a] = shape[a] == 1 ? constIndex(0) : ctx_.alu(Op::Mod, {ctx_.alu(Op::Idiv, {flat, constIndex(stride)}), constIndex(shape[a])});
+      stride *= shape[a];
+    }
+    return out;
+  }
+
+  int slotOf(const UOp *buffer) {
+    for (size_t i = 0; i < params_.size(); ++i)
+      if (params_[i] == buffer)
+        return int(i) + 1;
+    params_.push_back(buffer);
+    return int(params_.size());
+  }
+
+  const UOp *load(const UOp *node, const Index &idx, const UOp *valid) {
+    const UOp *buf = buffers_.of.at(node);
+    const UOp *dg = ctx_.make(Op::DefineGlobal, buf->dtype(), {}, Arg(slotOf(buf)));
+    std::vector<const UOp *> src = {dg, flatIndex(idx, node->shapeVec())};
+    if (!(valid->isConst() && valid->constInt()))
+      src.push_back(valid);
+    const UOp *ptr = ctx_.make(Op::Index, buf->dtype(), src);
+    return ctx_.make(Op::Load, node->dtype(), {ptr});
+  }
+
+  const UOp *lower(const UOp *node, const Index &idx, const UOp *valid) {
+    if (node->op() == Op::ReduceAxis && !buffers_.of.count(node))
+      noteUse(node, idx); // every use counts, also one the memo answers
+    auto key = std::make_tuple(node, idx, valid);
+    auto it = memo_.find(key);
+    if (it != memo_.end())
+      return it->second;
+    const UOp *r = buffers_.of.count(node) ? load(node, idx, valid) : compute(node, idx, valid);
+    memo_.emplace(key, r);
+    return r;
+  }
+
+  const UOp *compute(const UOp *node, const Index &idx, const UOp *valid) {
+    Op op = node->op();
+    if (op == Op::Const)
+      return ctx_.make(Op::Const, node->dtype(), {}, node->arg());
+    if (op == Op::Contiguous || op == Op::Copy)
+      return lower(node->src(0), idx, valid);
+    if (op == Op::ReduceAxis)
+      return reduce(node, idx, valid);
+    if (opGroup(op) == OpGroup::Movement)
+      return movement(node, idx, valid);
+    if (group::elementwise().contains(op)) {
+      std::vector<const UOp *> src;
+      for (const UOp *s : node->src())
+        src.push_back(s->rank() == 0 ? lower(s, {}, valid) : lower(s, idx, valid));
+      return ctx_.make(op, node->dtype(), src, node->arg());
+    }
+    internalError("rangeify: cannot lower '" + std::string(opName(op)) + "' (run decompose first)");
+  }
+
+  const UOp *movement(const UOp *node, const Index &idx, const UOp *valid) {
+    const UOp *x = node->src(0);
+    Shape xs = x->shapeVec();
+    Index in(xs.size());
+    switch (node->op()) {
+    case Op::Reshape:
+      in = unflatten(flatIndex(idx, node->shapeVec()), xs);
+      break;
+    case Op::Permute: {
+      std::vector<int64_t> order = node->arg().intTuple();
+      for (size_t a = 0; a < order.size(); ++a)
+        in[size_t(order[a])] = idx[a];
+      break;
+    }
+    case Op::Expand:
+      for (size_t a = 0; a < xs.size(); ++a)
+        in[a] = xs[a] == 1 ? constIndex(0) : idx[a];
+      break;
+    case Op::Shrink:
+      for (size_t a = 0; a < xs.size(); ++a)
+        in[a] = add(idx[a], constIndex(node->arg().getTuple()[a].getTuple()[0].getInt()));
+      break;
+    case Op::Flip:
+      in = idx;
+      for (int64_t a : node->arg().intTuple())
+        in[size_t(a)] = add(mul(idx[size_t(a)], -1), constIndex(xs[size_t(a)] - 1));
+      break;
+    case Op::Pad: {
+      const UOp *inside = trueConst();
+      for (size_t a = 0; a < xs.size(); ++a) {
+        int64_t before = node->arg().getTuple()[a].getTuple()[0].getInt();
+        int64_t after = node->arg().getTuple()[a].getTuple()[1].getInt();
+        in[a] = add(idx[a], constIndex(-before));
+        if (before > 0)
+          inside = both(inside, ctx_.alu(Op::Cmplt, {constIndex(before - 1), idx[a]}));
+        if (after > 0)
+          inside = both(inside, ctx_.alu(Op::Cmplt, {idx[a], constIndex(before + xs[a])}));
+      }
+      const UOp *v = lower(x, in, both(valid, inside));
+      if (inside->isConst())
+        return v;
+      return ctx_.alu(Op::Where, {inside, v, ctx_.constInt(node->dtype(), 0)});
+    }
+    default:
+      internalError("rangeify: not a movement op");
+    }
+    return lower(x, in, valid);
+  }
+
+  const UOp *reduce(const UOp *node, const Index &idx, const UOp *valid) {
+    const UOp *x = node->src(0);
+    Shape xs = x->shapeVec();
+    std::vector<int64_t> axes = node->arg().getTuple()[1].intTuple();
+    Index in = idx;
+    std::vector<const UOp *> ranges;
+    for (int64_t a : axes) {
+      if (xs[size_t(a)] == 1)
+        continue;
+      const UOp *r = newRange(xs[size_t(a)], "reduce");
+      reduceSizes_.push_back(xs[size_t(a)]);
+      ranges.push_back(r);
+      in[size_t(a)] = r;
+    }
+    size_t outer = active_.size();
+    active_.insert(active_.end(), ranges.begin(), ranges.end());
+    const UOp *v = lower(x, in, valid);
+    active_.resize(outer);
+    if (ranges.empty())
+      return v;
+    std::vector<const UOp *> src = {v};
+    src.insert(src.end(), ranges.begin(), ranges.end());
+    return ctx_.make(Op::Reduce, node->dtype(), src, node->arg().getTuple()[0]);
+  }
+
+  /// Record where a fused reduce is used, and whether that recomputes it.
+  void noteUse(const UOp *node, const Index &idx) {
+    ReduceUse &u = uses_[node];
+    u.positions.insert({kernelId_, idx});
+    std::unordered_set<const UOp *> used;
+    for (const UOp *i : idx)
+      for (const UOp *n : toposort(i))
+        if (n->op() == Op::Range)
+          used.insert(n);
+    for (const UOp *r : active_)
+      if (!used.count(r))
+        u.recomputed = true;
+  }
+
+  Context &ctx_;
+  int kernelId_;
+  const Buffers &buffers_;
+  std::map<const UOp *, ReduceUse> &uses_;
+  std::vector<const UOp *> params_; // buffers in slot order (slot 0 is the output, added last)
+  std::vector<const UOp *> outRanges_;
+  std::vector<const UOp *> active_;
+  std::vector<int64_t> reduceSizes_;
+  int64_t nextAxis_ = 0;
+  std::map<std::tuple<const UOp *, Index, const UOp *>, const UOp *> memo_;
+};
+
+class Rangeify {
+public:
+  explicit Rangeify(const UOp *root) : root_(root), ctx_(root->ctx()), order_(toposort(root)) {}
+
+  const UOp *run() {
+    for (const UOp *u : order_)
+      if (u->op() == Op::Contiguous)
+        realized_.insert(u);
+    for (const UOp *o : root_->src())
+      realized_.insert(o->src(0));
+    while (true) {
+      std::map<const UOp *, ReduceUse> uses;
+      const UOp *program = buildAll(uses);
+      bool changed = false;
+      for (auto &[r, use] : uses)
+        if (!realized_.count(r) && (use.recomputed || use.positions.size() > 1))
+          changed = realized_.insert(r).second || changed;
+      if (!changed)
+        return program;
+    }
+  }
+
+private:
+  const UOp *buffer(int64_t id, const UOp *node, const std::string &kind, const std::string &name) {
+    Shape s = node->shapeVec();
+    int64_t n = node->numel();
+    Arg arg = Arg::tuple({Arg(id), Arg(n), Arg(kind), Arg(name), Arg::ints(kind == "temp" ? Shape{} : s), Arg(-1)});
+    return ctx_.make(Op::Buffer, node->dtype().ptr(), {}, arg);
+  }
+
+  const UOp *buildAll(std::map<const UOp *, ReduceUse> &uses) {
+    Buffers bufs;
+    int64_t id = 0;
+    for (const UOp *u : order_)
+      if (u->op() == Op::Input || u->op() == Op::Weight)
+        bufs.of[u] = buffer(id++, u, u->op() == Op::Input ? "input" : "weight", u->arg().getString());
+    // each output gets a buffer; its value is realized there unless it is already in memory
+    std::vector<std::pair<const UOp *, const UOp *>> copies; // (value, output buffer)
+    std::map<const UOp *, const UOp *> outputBuffer;
+    for (const UOp *o : root_->src()) {
+      const UOp *b = buffer(id++, o, "output", o->arg().getString());
+      const UOp *v = o->src(0);
+      if (bufs.of.count(v))
+        copies.emplace_back(v, b);
+      else
+        bufs.of[v] = b;
+    }
+    for (const UOp *u : order_)
+      if (realized_.count(u) && !bufs.of.count(u))
+        bufs.of[u] = buffer(id++, u, "temp", "");
+    std::vector<const UOp *> calls;
+    int kernel = 0;
+    for (const UOp *u : order_) {
+      if (!realized_.count(u) || u->op() == Op::Input || u->op() == Op::Weight)
+        continue;
+      KernelBuilder kb(ctx_, kernel++, bufs, uses);
+      calls.push_back(kb.build(u, bufs.of.at(u), false));
+    }
+    for (auto [v, b] : copies) {
+      KernelBuilder kb(ctx_, kernel++, bufs, uses);
+      calls.push_back(kb.build(v, b, true));
+    }
+    return ctx_.make(Op::Sink, dt::Void, calls);
+  }
+
+  const UOp *root_;
+  Context &ctx_;
+  std::vector<const UOp *> order_;
+  std::set<const UOp *> realized_;
+};
+
+} // namespace
+
+const UOp *runRangeify(const UOp *root, PassContext &pc) {
+  if (root->op() != Op::Sink) {
+    pc.diags.error(Loc{pc.module.fileName, 0, 0}, "rangeify needs a tensor graph whose root is a sink of outputs");
+    return nullptr;
+  }
+  for (const UOp *u : toposort(root)) {
+    if (group::composite().contains(u->op())) {
+      pc.diags.error(Loc{pc.module.fileName, 0, 0},
+                     "rangeify needs primitive ops; run 'decompose' first (found '" + std::string(opName(u->op())) +
+                         "')");
+      return nullptr;
+    }
+  }
+  return Rangeify(root).run();
+}
+
+} // namespace tgc

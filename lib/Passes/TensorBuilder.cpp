@@ -1,0 +1,314 @@
+//===- TensorBuilder.cpp - Building tensor graphs like tinygrad's Tensor -*- C++ -*-===//
+// Every method makes tensor-level UOps through the Context; shapes are computed here and checked by make().
+//===----------------------------------------------------------------------===//
+
+#include "Passes/TensorBuilder.h"
+
+#include "IR/Infer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace tgc {
+
+namespace {
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+} // namespace
+
+int64_t Tensor::dim(int64_t axis) const {
+  Shape s = shape();
+  return s[size_t(axis < 0 ? axis + int64_t(s.size()) : axis)];
+}
+
+Tensor Tensor::scalar(const Tensor &like, double v) { return scalarOf(like.ctx(), like.dtype(), v); }
+
+Tensor Tensor::scalarOf(Context &ctx, DType d, double v) { return ctx.constant(d, v, Shape{}); }
+
+Tensor Tensor::full(Context &ctx, DType d, const Shape &s, double v) { return ctx.constant(d, v, s); }
+
+// --- movement ---------------------------------------------------------------------------------------------------
+
+static const UOp *movement(const Tensor &t, Op op, Arg arg, const std::optional<Shape> &declared) {
+  const UOp *src[] = {t.uop()};
+  InferredShape s = inferShape(op, t.dtype(), src, arg, declared);
+  if (!s.error.empty())
+    internalError("tensor builder: " + s.error);
+  return t.ctx().make(op, t.dtype(), src, std::move(arg), s.shape);
+}
+
+Tensor Tensor::reshape(const Shape &s) const {
+  if (s == shape())
+    return *this;
+  return movement(*this, Op::Reshape, Arg(), s);
+}
+
+Tensor Tensor::expand(const Shape &s) const {
+  if (s == shape())
+    return *this;
+  return movement(*this, Op::Expand, Arg(), s);
+}
+
+Tensor Tensor::permute(const std::vector<int64_t> &order) const {
+  std::vector<int64_t> id(order.size());
+  std::iota(id.begin(), id.end(), 0);
+  if (order == id)
+    return *this;
+  return movement(*this, Op::Permute, Arg::ints(order), std::nullopt);
+}
+
+Tensor Tensor::pad(const std::vector<std::pair<int64_t, int64_t>> &p) const {
+  Shape s = shape();
+  std::vector<std::pair<int64_t, int64_t>> grow, cut;
+  bool anyGrow = false, anyCut = false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    grow.emplace_back(std::max<int64_t>(p[i].first, 0), std::max<int64_t>(p[i].second, 0));
+    cut.emplace_back(std::max<int64_t>(-p[i].first, 0), s[i] - std::max<int64_t>(-p[i].second, 0));
+    anyGrow = anyGrow || grow.back().first || grow.back().second;
+    anyCut = anyCut || p[i].first < 0 || p[i].second < 0;
+  }
+  Tensor t = anyCut ? shrink(cut) : *this;
+  if (!anyGrow)
+    return t;
+  Arg::Tuple pairs;
+  for (auto [b, a] : grow)
+    pairs.push_back(Arg::ints({b, a}));
+  return movement(t, Op::Pad, Arg(pairs), std::nullopt);
+}
+
+Tensor Tensor::shrink(const std::vector<std::pair<int64_t, int64_t>> &b) const {
+  Shape s = shape();
+  bool same = true;
+  Arg::Tuple pairs;
+  for (size_t i = 0; i < b.size(); ++i) {
+    same = same && b[i].first == 0 && b[i].second == s[i];
+    pairs.push_back(Arg::ints({b[i].first, b[i].second}));
+  }
+  if (same)
+    return *this;
+  return movement(*this, Op::Shrink, Arg(pairs), std::nullopt);
+}
+
+Tensor Tensor::flip(const std::vector<int64_t> &axes) const {
+  if (axes.empty())
+    return *this;
+  return movement(*this, Op::Flip, Arg::ints(axes), std::nullopt);
+}
+
+Tensor Tensor::padValue(const std::vector<std::pair<int64_t, int64_t>> &p, double v) const {
+  Tensor padded = pad(p);
+  if (v == 0)
+    return padded;
+  Tensor inside = full(ctx(), dt::Bool, shape(), 1).pad(p);
+  return inside.where(padded, scalar(*this, v));
+}
+
+Tensor Tensor::broadcastTo(const Shape &s) const {
+  Shape cur = shape();
+  if (cur == s)
+    return *this;
+  Shape padded(s.size() - cur.size(), 1);
+  padded.insert(padded.end(), cur.begin(), cur.end());
+  return reshape(padded).expand(s);
+}
+
+Tensor Tensor::transpose(int64_t a, int64_t b) const {
+  std::vector<int64_t> order(static_cast<size_t>(rank()));
+  std::iota(order.begin(), order.end(), 0);
+  std::swap(order[size_t(a)], order[size_t(b)]);
+  return permute(order);
+}
+
+Tensor Tensor::moveToEnd(int64_t axis) const {
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < rank(); ++i)
+    if (i != axis)
+      order.push_back(i);
+  order.push_back(axis);
+  return permute(order);
+}
+
+Tensor Tensor::repeatLast(int64_t n) const {
+  Shape s = shape();
+  int64_t i = s.back();
+  Shape one = s;
+  one.insert(one.end() - 1, 1);
+  Shape many = one;
+  many[many.size() - 2] = n;
+  Shape flat = s;
+  flat.back() = n * i;
+  return reshape(one).expand(many).reshape(flat);
+}
+
+// --- elementwise ------------------------------------------------------------------------------------------------
+
+static Shape broadcastShape(const Shape &a, const Shape &b) {
+  Shape out(std::max(a.size(), b.size()));
+  for (size_t i = 0; i < out.size(); ++i) {
+    int64_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
+    int64_t y = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
+    if (x != y && x != 1 && y != 1)
+      internalError("tensor builder: shapes " + shapeStr(a) + " and " + shapeStr(b) + " do not broadcast");
+    out[i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+/// Operands of an elementwise op: rank-0 ones stay as they are (the IR broadcasts them), others are expanded.
+static std::vector<const UOp *> operands(std::initializer_list<Tensor> ts) {
+  Shape s;
+  for (const Tensor &t : ts)
+    if (t.rank() > 0)
+      s = broadcastShape(s, t.shape());
+  std::vector<const UOp *> out;
+  for (const Tensor &t : ts)
+    out.push_back(t.rank() == 0 ? t.uop() : t.broadcastTo(s).uop());
+  return out;
+}
+
+Tensor Tensor::alu(Op op, const Tensor &b) const { return ctx().alu(op, operands({*this, b})); }
+
+Tensor Tensor::where(const Tensor &a, const Tensor &b) const { return ctx().alu(Op::Where, operands({*this, a, b})); }
+
+Tensor Tensor::exp() const { return (*this * (1.0 / M_LN2)).exp2(); }
+Tensor Tensor::log() const { return log2() * M_LN2; }
+
+Tensor operator+(const Tensor &a, const Tensor &b) { return a.alu(Op::Add, b); }
+Tensor operator-(const Tensor &a, const Tensor &b) { return a.alu(Op::Sub, b); }
+Tensor operator*(const Tensor &a, const Tensor &b) { return a.alu(Op::Mul, b); }
+Tensor operator/(const Tensor &a, const Tensor &b) {
+  if (a.dtype().isFloat())
+    return a * b.recip();
+  return a.alu(Op::Idiv, b);
+}
+Tensor operator+(const Tensor &a, double b) { return a + Tensor::scalar(a, b); }
+Tensor operator-(const Tensor &a, double b) { return a - Tensor::scalar(a, b); }
+Tensor operator*(const Tensor &a, double b) { return a * Tensor::scalar(a, b); }
+
+// --- reductions -------------------------------------------------------------------------------------------------
+
+Tensor Tensor::reduce(Op op, const std::vector<int64_t> &axes) const {
+  if (axes.empty())
+    return *this;
+  std::vector<int64_t> norm;
+  for (int64_t a : axes)
+    norm.push_back(a < 0 ? a + rank() : a);
+  std::sort(norm.begin(), norm.end());
+  Arg arg = Arg::tuple({Arg(op), Arg::ints(norm)});
+  const UOp *src[] = {u_};
+  InferredShape s = inferShape(Op::ReduceAxis, dtype(), src, arg, std::nullopt);
+  if (!s.error.empty())
+    internalError("tensor builder: " + s.error);
+  return ctx().make(Op::ReduceAxis, dtype(), src, arg, s.shape);
+}
+
+Tensor Tensor::mean(const std::vector<int64_t> &axes) const {
+  int64_t n = 1;
+  for (int64_t a : axes)
+    n *= dim(a);
+  return sum(axes) * (1.0 / double(n));
+}
+
+// --- sliding windows ----------------------------------------------------------------------------------------------
+
+Tensor Tensor::pool(const std::vector<int64_t> &k, const std::vector<int64_t> &stride,
+                    const std::vector<int64_t> &dilation) const {
+  // Follows tinygrad's Tensor._pool: repeat the input so that every window is a contiguous slice, then reshape.
+  Shape s = shape();
+  size_t nk = k.size();
+  size_t lead = s.size() - nk;
+  Shape noop(s.begin(), s.begin() + int64_t(lead));
+  std::vector<int64_t> in(s.begin() + int64_t(lead), s.end()), out;
+  for (size_t j = 0; j < nk; ++j)
+    out.push_back(ceilDiv(in[j] - dilation[j] * (k[j] - 1), stride[j]));
+  auto keep = [&](Shape tail) {
+    Shape r = noop;
+    r.insert(r.end(), tail.begin(), tail.end());
+    return r;
+  };
+  auto bounds = [&](std::vector<std::pair<int64_t, int64_t>> tail) {
+    std::vector<std::pair<int64_t, int64_t>> r;
+    for (int64_t d : noop)
+      r.emplace_back(0, d);
+    r.insert(r.end(), tail.begin(), tail.end());
+    return r;
+  };
+  bool simple = true;
+  for (size_t j = 0; j < nk; ++j)
+    simple = simple && k[j] <= stride[j] && dilation[j] == 1;
+  Tensor x = *this;
+  std::vector<int64_t> order;
+  for (size_t j = 0; j < lead; ++j)
+    order.push_back(int64_t(j));
+  if (simple) {
+    // windows do not overlap: pad or cut each axis to o*s, view it as [o, s] and keep the first k of each row
+    std::vector<std::pair<int64_t, int64_t>> p;
+    for (size_t j = 0; j < nk; ++j)
+      p.emplace_back(0, out[j] * stride[j] - in[j]);
+    std::vector<std::pair<int64_t, int64_t>> lp;
+    for (size_t j = 0; j < lead; ++j)
+      lp.emplace_back(0, 0);
+    lp.insert(lp.end(), p.begin(), p.end());
+    x = x.pad(lp);
+    Shape os;
+    std::vector<std::pair<int64_t, int64_t>> sb;
+    for (size_t j = 0; j < nk; ++j) {
+      os.insert(os.end(), {out[j], stride[j]});
+      sb.insert(sb.end(), {{0, out[j]}, {0, k[j]}});
+    }
+    x = x.reshape(keep(os)).shrink(bounds(sb));
+    for (size_t j = 0; j < nk; ++j)
+      order.push_back(int64_t(lead + 2 * j));
+    for (size_t j = 0; j < nk; ++j)
+      order.push_back(int64_t(lead + 2 * j + 1));
+    return x.permute(order);
+  }
+  // overlapping or dilated windows: row kk of a [k, i*f + d] view of the repeated input starts at kk*d
+  std::vector<int64_t> f(nk), rowLen(nk);
+  for (size_t j = 0; j < nk; ++j) {
+    f[j] = 1 + int64_t(out[j] * stride[j] > in[j] + dilation[j]);
+    rowLen[j] = in[j] * f[j] + dilation[j];
+  }
+  for (size_t j = 0; j < nk; ++j) {
+    // repeat axis lead+j: move it last, repeat, move it back
+    int64_t axis = int64_t(lead + j);
+    int64_t reps = ceilDiv(k[j] * rowLen[j], in[j]);
+    std::vector<int64_t> toEnd, back;
+    for (int64_t a = 0; a < x.rank(); ++a)
+      if (a != axis)
+        toEnd.push_back(a);
+    toEnd.push_back(axis);
+    back.assign(size_t(x.rank()), 0);
+    for (size_t a = 0; a < toEnd.size(); ++a)
+      back[size_t(toEnd[a])] = int64_t(a);
+    x = x.permute(toEnd).repeatLast(reps).permute(back);
+  }
+  std::vector<std::pair<int64_t, int64_t>> cut;
+  Shape rows;
+  for (size_t j = 0; j < nk; ++j) {
+    cut.emplace_back(0, k[j] * rowLen[j]);
+    rows.insert(rows.end(), {k[j], rowLen[j]});
+  }
+  x = x.shrink(bounds(cut)).reshape(keep(rows));
+  std::vector<std::pair<int64_t, int64_t>> cut2;
+  Shape strided;
+  for (size_t j = 0; j < nk; ++j) {
+    cut2.insert(cut2.end(), {{0, k[j]}, {0, out[j] * stride[j]}});
+    strided.insert(strided.end(), {k[j], out[j], stride[j]});
+  }
+  x = x.shrink(bounds(cut2)).reshape(keep(strided));
+  std::vector<std::pair<int64_t, int64_t>> cut3;
+  Shape ko;
+  for (size_t j = 0; j < nk; ++j) {
+    cut3.insert(cut3.end(), {{0, k[j]}, {0, out[j]}, {0, 1}});
+    ko.insert(ko.end(), {k[j], out[j]});
+  }
+  x = x.shrink(bounds(cut3)).reshape(keep(ko));
+  for (size_t j = 0; j < nk; ++j)
+    order.push_back(int64_t(lead + 2 * j + 1));
+  for (size_t j = 0; j < nk; ++j)
+    order.push_back(int64_t(lead + 2 * j));
+  return x.permute(order);
+}
+
+} // namespace tgc

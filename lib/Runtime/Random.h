@@ -1,0 +1,18 @@
+//===- Random.h - Deterministic input data ----------------------*- C++ -*-===//
+// The one generator behind `--seed N` in tgc run, the interpreter and compiled executables: same seed, same data.
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "Runtime/Array.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tgc::rt {
+
+/// Fill `a` (type and shape set) from (seed, name): floats uniform in [-1, 1) rounded to the type, signed integers
+/// uniform in [-8, 8), unsigned in [0, 16), bools fair. The stream depends on the name, not on argument order.
+void fillRandom(Array &a, uint64_t seed, const std::string &name);
+
+} // namespace tgc::rt

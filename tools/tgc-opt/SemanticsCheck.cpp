@@ -1,0 +1,113 @@
+//===- SemanticsCheck.cpp - --check-semantics for tgc-opt -------*- C++ -*-===//
+// Deterministic random inputs, interpreter runs, and a comparison with per-dtype tolerances.
+//===----------------------------------------------------------------------===//
+//
+// Tolerances: |a - b| <= atol + rtol * |b| with (rtol, atol) = f64 (1e-9, 1e-12), f32 (1e-4, 1e-5),
+// f16 (1e-2, 1e-3), bf16 (2e-2, 1e-2); integers and bools must be equal; NaN matches NaN, inf matches itself.
+
+#include "SemanticsCheck.h"
+
+#include "IR/Eval.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace tgc {
+
+namespace {
+
+struct Tolerance {
+  double rtol, atol;
+};
+
+Tolerance toleranceOf(rt::ElemType t) {
+  switch (t) {
+  case rt::ElemType::F64:
+    return {1e-9, 1e-12};
+  case rt::ElemType::F32:
+    return {1e-4, 1e-5};
+  case rt::ElemType::F16:
+    return {1e-2, 1e-3};
+  case rt::ElemType::BF16:
+    return {2e-2, 1e-2};
+  default:
+    return {0, 0};
+  }
+}
+
+Arg element(const rt::Array &a, int64_t i) {
+  uint64_t bits = 0;
+  int64_t size = rt::elemSize(a.type);
+  std::memcpy(&bits, a.data.data() + i * size, size_t(size));
+  return valueFromBits(bits, interp::dtypeOf(a.type));
+}
+
+bool close(const Arg &x, const Arg &y, Tolerance tol) {
+  if (!x.isFloat())
+    return x == y;
+  double a = x.getFloat(), b = y.getFloat();
+  if (std::isnan(a) || std::isnan(b))
+    return std::isnan(a) && std::isnan(b);
+  if (std::isinf(a) || std::isinf(b))
+    return a == b;
+  return std::fabs(a - b) <= tol.atol + tol.rtol * std::fabs(b);
+}
+
+} // namespace
+
+std::optional<std::string> compareArrays(const rt::Array &expected, const rt::Array &actual) {
+  if (expected.type != actual.type)
+    return "has dtype " + std::string(rt::elemName(actual.type)) + ", expected " +
+           std::string(rt::elemName(expected.type));
+  if (expected.numel() != actual.numel())
+    return "has shape " + rt::shapeString(actual.shape) + ", expected " + rt::shapeString(expected.shape);
+  Tolerance tol = toleranceOf(expected.type);
+  for (int64_t i = 0; i < expected.numel(); ++i) {
+    Arg e = element(expected, i), a = element(actual, i);
+    if (!close(e, a, tol))
+      return "differs first at element " + std::to_string(i) + ": " + a.str() + " instead of " + e.str();
+  }
+  return std::nullopt;
+}
+
+bool SemanticsCheck::start(const Module &m) {
+  std::vector<interp::TensorSpec> sig;
+  std::string err;
+  if (!interp::signature(m, sig, err))
+    return false; // nothing that can run: nothing to check
+  for (const interp::TensorSpec &s : sig)
+    if (s.role != interp::TensorSpec::Role::Output)
+      inputs_[s.name] = interp::randomArray(s, seed_);
+  if (!interp::run(m, inputs_, reference_, err)) {
+    diags_.error(Loc{m.fileName, 0, 0}, "--check-semantics: the input does not run: " + err);
+    return false;
+  }
+  active_ = true;
+  return true;
+}
+
+bool SemanticsCheck::check(const Module &m, std::string_view pass) {
+  if (!active_)
+    return true;
+  interp::ArrayMap outputs;
+  std::string err;
+  std::string prefix = "--check-semantics: after pass '" + std::string(pass) + "', ";
+  if (!interp::run(m, inputs_, outputs, err)) {
+    diags_.error(Loc{m.fileName, 0, 0}, prefix + "the program does not run: " + err);
+    return false;
+  }
+  for (const auto &[name, expected] : reference_) {
+    auto it = outputs.find(name);
+    if (it == outputs.end()) {
+      diags_.error(Loc{m.fileName, 0, 0}, prefix + "output '" + name + "' is missing");
+      return false;
+    }
+    if (auto diff = compareArrays(expected, it->second)) {
+      diags_.error(Loc{m.fileName, 0, 0}, prefix + "output '" + name + "' " + *diff);
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace tgc

@@ -1,0 +1,68 @@
+//===- InfoCommand.cpp - tgc info -------------------------------*- C++ -*-===//
+// Inputs, outputs and weights of a model with their dtypes and shapes, its stage, and its op counts.
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "IR/Infer.h"
+#include "IR/Verifier.h"
+
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace tgc {
+
+int infoCommand(const InfoOptions &o) {
+  Context ctx;
+  SourceManager sm;
+  DiagEngine diags(&sm);
+  std::optional<Module> m = loadModel(ctx, o.input, sm, diags);
+  if (!m)
+    return 1;
+  std::vector<interp::TensorSpec> sig;
+  std::string err;
+  if (!interp::signature(*m, sig, err)) {
+    std::fprintf(stderr, "tgc: error: %s\n", err.c_str());
+    return 1;
+  }
+  std::map<std::string, int> ops;
+  int kernels = 0;
+  for (const UOp *u : toposort(m->root)) {
+    ++ops[std::string(opName(u->op()))];
+    kernels += u->op() == Op::Call;
+  }
+  Stage stage = detectStage(m->root);
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["file"] = m->fileName;
+    j["stage"] = std::string(stageName(stage));
+    j["weights_files"] = m->weightFiles;
+    for (const char *role : {"input", "weight", "output", "buffer"})
+      j[std::string(role) + "s"] = nlohmann::ordered_json::array();
+    for (const auto &s : sig)
+      j[std::string(interp::roleName(s.role)) + "s"].push_back(
+          {{"name", s.name}, {"dtype", s.dtype.str()}, {"shape", s.shape}});
+    j["kernels"] = kernels;
+    j["ops"] = ops;
+    std::string text = j.dump(2) + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
+  std::string text = m->fileName + ": " + std::string(stageName(stage)) + " graph\n";
+  for (const auto &s : sig)
+    text += "  " + std::string(interp::roleName(s.role)) + " " + s.name + ": " + s.dtype.str() + shapeStr(s.shape) +
+            "\n";
+  for (const std::string &w : m->weightFiles)
+    text += "  weights file: " + w + "\n";
+  if (stage == Stage::Program)
+    text += "  kernels: " + std::to_string(kernels) + "\n";
+  text += "  ops:";
+  for (const auto &[name, n] : ops)
+    text += " " + name + "=" + std::to_string(n);
+  text += "\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
+} // namespace tgc

@@ -1,0 +1,153 @@
+//===- Model.cpp - Loading a .uop model and its data for tgc ----*- C++ -*-===//
+// Reading .npy inputs and safetensors weights with one-line errors; writing outputs atomically.
+//===----------------------------------------------------------------------===//
+
+#include "Model.h"
+
+#include "IR/Eval.h"
+#include "IR/Parser.h"
+#include "IR/Verifier.h"
+#include "Runtime/Npy.h"
+#include "Runtime/Safetensors.h"
+#include "Support/FileIO.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+namespace tgc {
+
+namespace fs = std::filesystem;
+
+std::optional<Module> loadModel(Context &ctx, const std::string &path, SourceManager &sm, DiagEngine &diags) {
+  std::string text, err;
+  if (!readFile(path, text, err)) {
+    diags.error(Loc{}, "cannot read '" + path + "': " + err);
+    return std::nullopt;
+  }
+  std::string name = path == "-" ? "<stdin>" : path;
+  sm.add(name, text);
+  std::optional<Module> m = parseModule(ctx, text, name, diags);
+  if (!m)
+    return std::nullopt;
+  if (!m->root) {
+    diags.error(Loc{name, 0, 0}, "the model is empty");
+    return std::nullopt;
+  }
+  if (verify(*m, detectStage(m->root), diags) > 0)
+    return std::nullopt;
+  return m;
+}
+
+namespace {
+
+std::string baseDir(const Module &m) {
+  if (m.fileName.empty() || m.fileName == "<stdin>")
+    return ".";
+  fs::path p(m.fileName);
+  return p.has_parent_path() ? p.parent_path().string() : ".";
+}
+
+bool readInputFlags(const std::vector<std::string> &flags, const std::vector<interp::TensorSpec> &sig,
+                    interp::ArrayMap &out, std::string &error) {
+  for (const std::string &f : flags) {
+    size_t eq = f.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      error = "--input needs NAME=FILE.npy, got '" + f + "'";
+      return false;
+    }
+    std::string name = f.substr(0, eq);
+    auto spec = std::find_if(sig.begin(), sig.end(), [&](const interp::TensorSpec &s) {
+      return s.name == name && s.role != interp::TensorSpec::Role::Output;
+    });
+    if (spec == sig.end()) {
+      std::string names;
+      for (const auto &s : sig)
+        if (s.role != interp::TensorSpec::Role::Output)
+          names += (names.empty() ? "" : ", ") + s.name;
+      error = "no input named '" + name + "' (the model has: " + (names.empty() ? "none" : names) + ")";
+      return false;
+    }
+    rt::Array a;
+    if (!rt::readNpy(f.substr(eq + 1), a, error))
+      return false;
+    out[name] = std::move(a);
+  }
+  return true;
+}
+
+bool readWeights(const Module &m, const std::vector<interp::TensorSpec> &sig, interp::ArrayMap &out,
+                 std::string &error) {
+  std::vector<std::unique_ptr<rt::SafetensorsFile>> files;
+  for (const std::string &w : m.weightFiles) {
+    fs::path p = fs::path(w).is_absolute() ? fs::path(w) : fs::path(baseDir(m)) / w;
+    auto f = std::make_unique<rt::SafetensorsFile>();
+    if (!f->open(p.string(), error))
+      return false;
+    files.push_back(std::move(f));
+  }
+  if (files.empty())
+    return true;
+  for (const interp::TensorSpec &s : sig) {
+    if (s.role != interp::TensorSpec::Role::Weight || out.count(s.name))
+      continue;
+    const rt::SafetensorsFile::Entry *e = nullptr;
+    for (auto &f : files)
+      if (!e)
+        e = f->find(s.name);
+    if (!e) {
+      error = "weight '" + s.name + "' is not in " + m.weightFiles.front();
+      return false;
+    }
+    rt::Array a;
+    a.type = e->type;
+    a.shape = e->shape;
+    a.data.assign(e->data, e->data + e->size);
+    out[s.name] = std::move(a);
+  }
+  return true;
+}
+
+} // namespace
+
+bool gatherData(const Module &m, const std::vector<interp::TensorSpec> &sig, const DataOptions &opts,
+                interp::ArrayMap &out, std::string &error) {
+  if (!readInputFlags(opts.inputs, sig, out, error) || !readWeights(m, sig, out, error))
+    return false;
+  for (const interp::TensorSpec &s : sig)
+    if (s.role != interp::TensorSpec::Role::Output && !out.count(s.name))
+      out[s.name] = interp::randomArray(s, opts.seed);
+  return true;
+}
+
+bool writeOutputs(const std::string &dir, const interp::ArrayMap &outputs, std::string &error) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    error = "cannot create '" + dir + "': " + ec.message();
+    return false;
+  }
+  for (const auto &[name, a] : outputs)
+    if (!rt::writeNpy((fs::path(dir) / (name + ".npy")).string(), a, error))
+      return false;
+  return true;
+}
+
+std::string formatArray(const std::string &name, const rt::Array &a) {
+  DType d = interp::dtypeOf(a.type);
+  std::string out = name + ": " + d.str() + rt::shapeString(a.shape) + " = [";
+  int64_t n = a.numel();
+  int64_t size = rt::elemSize(a.type);
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, a.data.data() + i * size, size_t(size));
+    Arg v = valueFromBits(bits, d);
+    out += (i ? ", " : "") + (v.isFloat() && d.scalar() != Scalar::F64 ? formatFloat(float(v.getFloat())) : v.str());
+  }
+  return out + "]\n";
+}
+
+} // namespace tgc

@@ -1,0 +1,36 @@
+//===- Model.h - Loading a .uop model and its data for tgc ------*- C++ -*-===//
+// Shared by tgc's subcommands: parse and verify a model, gather its inputs and weights, write its outputs.
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "IR/Module.h"
+#include "Interp/Interpreter.h"
+#include "Support/Diagnostics.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tgc {
+
+/// Parse and verify a model; diagnostics are printed. nullopt on any error.
+std::optional<Module> loadModel(Context &ctx, const std::string &path, SourceManager &sm, DiagEngine &diags);
+
+struct DataOptions {
+  std::vector<std::string> inputs; // NAME=FILE.npy
+  uint64_t seed = 0;
+};
+
+/// The data every input and weight of `sig` gets: --input files, the module's weights file(s), and otherwise the
+/// deterministic generator seeded with `seed`. Returns false with a one-line reason.
+bool gatherData(const Module &m, const std::vector<interp::TensorSpec> &sig, const DataOptions &opts,
+                interp::ArrayMap &out, std::string &error);
+
+/// Write each output as DIR/NAME.npy (creating DIR). Returns false with a one-line reason.
+bool writeOutputs(const std::string &dir, const interp::ArrayMap &outputs, std::string &error);
+
+/// Text of an array, numpy-like, for --print.
+std::string formatArray(const std::string &name, const rt::Array &a);
+
+} // namespace tgc

@@ -1,0 +1,44 @@
+//===- main.cpp - tgc: the tensor compiler's command line -------*- C++ -*-===//
+// Subcommands: run (execute a model), info (describe a model). Everything else is in lib/ and the commands.
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+#include "Support/CommandLine.h"
+#include "Support/Logging.h"
+
+#include <CLI/CLI.hpp>
+
+int main(int argc, char **argv) {
+  CLI::App app{"tgc: an ahead-of-time tensor compiler"};
+  app.require_subcommand(1);
+  int debug = -1;
+  app.add_option("--debug", debug, "log level (or TGC_DEBUG=N)");
+
+  tgc::RunOptions run;
+  CLI::App *runCmd = app.add_subcommand("run", "run a model and write or print its outputs");
+  runCmd->add_option("input", run.input, "the .uop model")->required();
+  runCmd->add_flag("--interp", run.interp, "use the reference interpreter");
+  runCmd->add_option("--input", run.data.inputs, "NAME=FILE.npy (repeatable); other inputs are generated");
+  runCmd->add_option("--seed", run.data.seed, "seed of the generated inputs (default 0)");
+  runCmd->add_option("--output-dir", run.outputDir, "write each output as DIR/NAME.npy");
+  runCmd->add_flag("--print", run.print, "print the outputs' values");
+
+  tgc::InfoOptions info;
+  CLI::App *infoCmd = app.add_subcommand("info", "list a model's inputs, outputs, weights and ops");
+  infoCmd->add_option("input", info.input, "the .uop model")->required();
+  infoCmd->add_flag("--json", info.json, "as JSON");
+
+  std::vector<std::string> args = tgc::normalizeArgs(argc, argv);
+  std::vector<const char *> cargs;
+  for (const std::string &a : args)
+    cargs.push_back(a.c_str());
+  try {
+    app.parse(int(cargs.size()), cargs.data());
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e) == 0 ? 0 : 1;
+  }
+  tgc::setupLogging(debug);
+  if (*runCmd)
+    return tgc::runCommand(run);
+  return tgc::infoCommand(info);
+}
