@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+"""Writes a small .npy file for tests: make_npy.py PATH DTYPE D0,D1,... [--truncate BYTES] [--values v,v,...]
+
+DTYPE is f32, f64, i32, i64 or u8; the values default to 0, 1, 2, ... ; --truncate cuts the file to BYTES bytes."""
+import struct
+import sys
+
+FMT = {"f32": ("<f4", "f"), "f64": ("<f8", "d"), "i32": ("<i4", "i"), "i64": ("<i8", "q"), "u8": ("|u1", "B")}
+
+
+def main():
+    path, dtype, dims = sys.argv[1], sys.argv[2], sys.argv[3]
+    shape = [int(d) for d in dims.split(",") if d]
+    n = 1
+    for d in shape:
+        n *= d
+    values = list(range(n))
+    if "--values" in sys.argv:
+        values = [float(v) if dtype.startswith("f") else int(v) for v in sys.argv[sys.argv.index("--values") + 1].split(",")]
+    descr, fmt = FMT[dtype]
+    shape_txt = "(%s,)" % shape[0] if len(shape) == 1 else "(" + ", ".join(map(str, shape)) + ")"
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape_txt)
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    data = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + struct.pack("<" + fmt * n, *values)
+    if "--truncate" in sys.argv:
+        data = data[: int(sys.argv[sys.argv.index("--truncate") + 1])]
+    open(path, "wb").write(data)
+
+
+if __name__ == "__main__":
+    main()
