@@ -12,6 +12,9 @@
 
 namespace tgc::interp {
 
+/// The interpreter keeps every element as an Arg; beyond this many per tensor it would exhaust memory.
+constexpr int64_t kMaxInterpElements = int64_t(1) << 28;
+
 /// Thrown inside the interpreter, caught by run(), which returns its message.
 struct InterpError {
   std::string message;

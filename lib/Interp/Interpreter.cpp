@@ -9,6 +9,7 @@
 #include "Runtime/Random.h"
 
 #include <algorithm>
+#include <new>
 
 namespace tgc::interp {
 
@@ -106,6 +107,10 @@ bool signature(const Module &m, std::vector<TensorSpec> &out, std::string &error
     else
       fail("the root is not a sink, so there is nothing to run");
     for (const TensorSpec &s : out)
+      if (numelOf(s.shape) > kMaxInterpElements)
+        fail(std::string(roleName(s.role)) + " '" + s.name + "' has " + std::to_string(numelOf(s.shape)) +
+             " elements, more than the interpreter handles (" + std::to_string(kMaxInterpElements) + ")");
+    for (const TensorSpec &s : out)
       if (!elemTypeOf(s.dtype))
         fail(std::string(roleName(s.role)) + " '" + s.name + "' has dtype " + s.dtype.str() +
              ", which cannot cross the program boundary");
@@ -140,6 +145,9 @@ bool run(const Module &m, const ArrayMap &inputs, ArrayMap &outputs, std::string
     }
   } catch (const InterpError &e) {
     error = e.message;
+    return false;
+  } catch (const std::bad_alloc &) {
+    error = "the interpreter ran out of memory (the tensors are too large to interpret)";
     return false;
   }
   return true;

@@ -81,6 +81,8 @@ void runProgram(const UOp *root, const ArrayMap &leaves, ArrayMap &outputs) {
   int64_t arenaSize = 0;
   for (const UOp *b : buffers) {
     BufferInfo info = readBuffer(b);
+    if (info.elements > kMaxInterpElements)
+      fail("buffer " + std::to_string(info.id) + " is too large for the interpreter");
     if (info.offset >= 0)
       arenaSize = std::max(arenaSize, info.offset + info.elements * elemBytes(b->dtype().pointee()));
   }

@@ -169,6 +169,8 @@ void runTensorGraph(const UOp *root, const ArrayMap &leaves, ArrayMap &outputs) 
   for (const UOp *u : order) {
     if (u->op() == Op::Sink)
       continue;
+    if (u->numel() > kMaxInterpElements)
+      fail(where(u) + " makes a tensor of " + std::to_string(u->numel()) + " elements, more than the interpreter handles");
     src.clear();
     for (const UOp *s : u->src())
       src.push_back(&values.at(s));

@@ -84,6 +84,10 @@ bool SafetensorsFile::open(const std::string &path, std::string &error) {
 }
 
 bool SafetensorsFile::parseHeader(const uint8_t *base, size_t size, std::string &error) {
+  if (size < 8) {
+    error = "truncated safetensors file (no header size)";
+    return false;
+  }
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i)
     n = n << 8 | base[i];

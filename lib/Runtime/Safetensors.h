@@ -29,6 +29,8 @@ public:
 
   /// Map and validate the file; on failure returns false with a one-line reason.
   bool open(const std::string &path, std::string &error);
+  /// Validate a safetensors image already in memory (the file's bytes); entries point into it.
+  bool parse(const uint8_t *data, size_t size, std::string &error) { return parseHeader(data, size, error); }
   const Entry *find(const std::string &name) const;
   const std::map<std::string, Entry> &entries() const { return entries_; }
   const std::string &path() const { return path_; }

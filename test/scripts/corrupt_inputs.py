@@ -2,9 +2,9 @@
 """Corrupted .uop inputs always end in a located error and exit status 1: never a signal, a hang, or a partial file.
 
 Each .uop file under test/ and examples/ is mutated deterministically (truncated, bytes flipped or replaced by
-random bytes, lines deleted, duplicated or swapped) and fed to tgc-opt with the simplify pass and an output file.
-Accepted outcomes: exit 0 (the mutation is still a valid program), or exit 1 with a 'file:line:col: error:' line
-and no output file. Usage: corrupt_inputs.py SOURCE_DIR TGC_OPT [MUTATIONS_PER_FILE]
+random bytes, lines deleted, duplicated or swapped) and fed to tgc-opt with an output file, alternately through simplify and through the whole lower-tensors pipeline.
+Accepted outcomes: exit 0 (the mutation is still a valid program), or exit 1 with an error line naming the file
+('file:line:col: error:', or 'file: error:' for a problem with the whole input) and no output file. Usage: corrupt_inputs.py SOURCE_DIR TGC_OPT [MUTATIONS_PER_FILE]
 """
 import os
 import random
@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-LOCATED = re.compile(rb"^[^\n]*:\d+:\d+: error: ", re.M)
+LOCATED = re.compile(rb"^[^\n]*:\d+:\d+: error: |^[^\n:]+\.uop: error: ", re.M)
 
 
 def mutations(data, rng, count):
@@ -73,8 +73,9 @@ def main():
                 if os.path.exists(out):
                     os.remove(out)
                 runs += 1
+                passes = "simplify" if runs % 2 else "lower-tensors"
                 try:
-                    r = subprocess.run([tool, inp, "-passes=simplify", "--split-input-file", "-o", out],
+                    r = subprocess.run([tool, inp, f"-passes={passes}", "--split-input-file", "-o", out],
                                        capture_output=True, timeout=20)
                 except subprocess.TimeoutExpired:
                     failures += 1
