@@ -73,6 +73,7 @@ std::optional<DType> inferDType(Op op, std::span<const UOp *const> src, const Ar
       break;
     return src[0]->dtype().element().vec(uint16_t(arg.getTuple().size()));
   case Op::Noop:
+  case Op::After:
     return src.empty() ? dt::Void : src[0]->dtype();
   case Op::Const:
   case Op::Input:

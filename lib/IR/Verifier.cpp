@@ -342,6 +342,18 @@ std::string checkGep(const UOp *u) {
 
 std::string checkVoid(const UOp *u) { return u->dtype().isVoid() ? "" : "must be void"; }
 
+std::string checkKernelLinear(const UOp *u) {
+  if (!u->arg().isNone() && !u->arg().isString())
+    return "arg must be the kernel's name";
+  return u->dtype().isVoid() ? "" : "must be void";
+}
+
+std::string checkAfter(const UOp *u) {
+  if (u->numSrc() < 2)
+    return "takes (value, dependencies...)";
+  return u->dtype() == u->src(0)->dtype() ? "" : "dtype must equal its value's";
+}
+
 // --- program rules ------------------------------------------------------------------------------------------------
 
 std::string checkBuffer(const UOp *u) {
@@ -368,8 +380,8 @@ std::string checkBuffer(const UOp *u) {
 }
 
 std::string checkCall(const UOp *u) {
-  if (u->numSrc() < 1 || u->src(0)->op() != Op::Sink)
-    return "operand #0 must be the kernel's 'sink'";
+  if (u->numSrc() < 1 || (u->src(0)->op() != Op::Sink && u->src(0)->op() != Op::Linear))
+    return "operand #0 must be the kernel (its 'sink', or its 'linear' once linearized)";
   std::map<int64_t, DType> params;
   for (const UOp *n : toposort(u->src(0)))
     if (n->op() == Op::DefineGlobal && n->arg().isInt())
@@ -435,6 +447,8 @@ const std::vector<VerifyRule> &kernelRules() {
       {{Op::Vectorize}, checkVectorize},
       {{Op::Gep}, checkGep},
       {{Op::Sink, Op::Barrier, Op::If, Op::Endif}, checkVoid},
+      {{Op::Linear}, checkKernelLinear},
+      {{Op::After}, checkAfter},
   };
   return rules;
 }

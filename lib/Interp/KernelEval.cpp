@@ -14,8 +14,10 @@
 
 #include "IR/Eval.h"
 #include "IR/UOp.h"
+#include "Passes/Linearize.h"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <set>
 #include <unordered_map>
@@ -66,6 +68,55 @@ public:
   void run() {
     Env env;
     exec(sink_, env);
+  }
+
+  /// Run a linearized kernel: a small machine over the list, loops by jumping back from `end` to after `range`.
+  void runLinear(const UOp *linear) {
+    Env env;
+    Memo memo;
+    std::vector<std::pair<const UOp *, size_t>> loops; // range, its position
+    auto list = linear->src();
+    for (size_t pc = 0; pc < list.size(); ++pc) {
+      const UOp *u = list[pc];
+      switch (u->op()) {
+      case Op::Range: {
+        int64_t n = eval(u->src(0), env, memo).lanes[0].getInt();
+        if (n <= 0) {
+          pc = matchingEnd(list, pc);
+          continue;
+        }
+        env[u] = 0;
+        memo.values[u] = scalar(fromInt(0, u->dtype()));
+        loops.emplace_back(u, pc);
+        continue;
+      }
+      case Op::End: {
+        if (loops.empty() || loops.back().first != u->src(1))
+          fail(where(u) + " closes a loop that is not the innermost open one");
+        const UOp *r = u->src(1);
+        int64_t next = env[r] + 1;
+        if (next < eval(r->src(0), env, memo).lanes[0].getInt()) {
+          env[r] = next;
+          memo.values[r] = scalar(fromInt(next, r->dtype()));
+          pc = loops.back().second;
+          continue;
+        }
+        env.erase(r);
+        loops.pop_back();
+        continue;
+      }
+      case Op::Store:
+        storeWith(u, env, memo);
+        continue;
+      case Op::Sink:
+      case Op::Barrier:
+        continue;
+      default:
+        memo.values[u] = compute(u, env, memo);
+      }
+    }
+    if (!loops.empty())
+      fail(where(loops.back().first) + " is never closed");
   }
 
 private:
@@ -146,6 +197,10 @@ private:
 
   void store(const UOp *u, Env &env) {
     Memo memo;
+    storeWith(u, env, memo);
+  }
+
+  void storeWith(const UOp *u, Env &env, Memo &memo) {
     Val p = eval(u->src(0), env, memo);
     if (u->numSrc() == 3 && !eval(u->src(2), env, memo).lanes[0].getBool())
       return;
@@ -155,6 +210,27 @@ private:
     Memory &m = checked(p, u);
     for (size_t l = 0; l < v.lanes.size(); ++l)
       writeElem(m.data + (p.offset + int64_t(l)) * elemBytes(m.elem), m.elem, v.lanes[l]);
+  }
+
+  size_t matchingEnd(std::span<const UOp *const> list, size_t pc) {
+    for (size_t i = pc + 1; i < list.size(); ++i)
+      if (list[i]->op() == Op::End && list[i]->src(1) == list[pc])
+        return i;
+    fail(where(list[pc]) + " has no end");
+  }
+
+  /// Registers and local buffers live as long as the kernel run.
+  int registerBuffer(const UOp *u) {
+    auto it = regIndex_.find(u);
+    if (it != regIndex_.end())
+      return it->second;
+    int64_t n = u->arg().getTuple()[1].getInt();
+    DType e = u->dtype().pointee();
+    regStore_.push_back(std::vector<uint8_t>(size_t(n * elemBytes(e)), 0x7f));
+    buffers_.push_back({regStore_.back().data(), n * e.lanes(), e.element(), "register " + std::to_string(u->arg().getTuple()[0].getInt())});
+    int idx = int(buffers_.size() - 1);
+    regIndex_.emplace(u, idx);
+    return idx;
   }
 
   Memory &checked(const Val &p, const UOp *u) {
@@ -215,7 +291,14 @@ private:
       return v;
     }
     case Op::Noop:
+    case Op::After:
       return u->numSrc() ? eval(u->src(0), env, memo) : Val{};
+    case Op::DefineReg:
+    case Op::DefineLocal: {
+      Val p;
+      p.buffer = registerBuffer(u);
+      return p;
+    }
     default:
       break;
     }
@@ -304,11 +387,31 @@ private:
   const UOp *sink_;
   std::vector<Memory> &buffers_;
   std::unordered_map<const UOp *, RangeSet> free_;
+  std::deque<std::vector<uint8_t>> regStore_;
+  std::unordered_map<const UOp *, int> regIndex_;
 };
+
+bool needsLinearOrder(const UOp *sink) {
+  for (const UOp *u : toposort(sink))
+    if (u->op() == Op::After || u->op() == Op::DefineReg || u->op() == Op::DefineLocal)
+      return true;
+  return false;
+}
 
 } // namespace
 
-void runKernel(const UOp *sink, std::vector<Memory> &buffers) { Kernel(sink, buffers).run(); }
+void runKernel(const UOp *kernel, std::vector<Memory> &buffers) {
+  std::vector<Memory> bound = buffers; // registers get appended for this run only
+  if (kernel->op() == Op::Linear) {
+    Kernel(kernel, bound).runLinear(kernel);
+  } else if (needsLinearOrder(kernel)) {
+    // accumulators and orderings have their meaning in the linear order: run the linearized kernel
+    const UOp *linear = linearizeKernel(kernel);
+    Kernel(linear, bound).runLinear(linear);
+  } else {
+    Kernel(kernel, bound).run();
+  }
+}
 
 int64_t kernelBufferSize(const UOp *sink, int64_t slot) {
   int64_t size = 0;

@@ -1,0 +1,219 @@
+//===- Linearize.cpp - A kernel's graph to an ordered list ------*- C++ -*-===//
+// Orders a kernel's nodes into the flat list a renderer walks: `range` opens a loop, `end` closes it, every other
+// node appears after its operands, inside exactly the loops it depends on (so loop-invariant work is hoisted).
+//===----------------------------------------------------------------------===//
+//
+// Each node's context is the set of ranges it depends on (an `end` removes the ranges it closes), ordered by axis
+// id. At each loop level the nodes of that level and the loops nested in it are sorted topologically, loops taken
+// as units that start with their `range` and finish with the `end` that closes it. Ties keep the order of a
+// depth-first walk from the sink, so the result is deterministic. An `end` over several ranges is first split into
+// nested single-range ends.
+
+#include "Passes/Linearize.h"
+
+#include "IR/Rewrite.h"
+#include "Passes/Pass.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace tgc {
+namespace {
+
+bool rangeOrder(const UOp *a, const UOp *b) {
+  int64_t ia = a->arg().getTuple()[0].getInt(), ib = b->arg().getTuple()[0].getInt();
+  if (ia != ib)
+    return ia < ib;
+  return UOp::structuralLess(a, b);
+}
+
+/// end(x, r0, r1) -> end(end(x, r1), r0)
+const UOp *splitEnds(const UOp *sink) {
+  static const PatternMatcher pm(
+      "linearize-split-ends", {{UPat::any({Op::End}),
+                                [](const Match &m) -> const UOp * {
+                                  const UOp *e = m.root();
+                                  if (e->numSrc() <= 2)
+                                    return nullptr;
+                                  Context &ctx = e->ctx();
+                                  const UOp *inner = ctx.make(Op::End, dt::Void, {e->src(0), e->src(e->numSrc() - 1)});
+                                  std::vector<const UOp *> src = {inner};
+                                  for (size_t i = 1; i + 1 < e->numSrc(); ++i)
+                                    src.push_back(e->src(i));
+                                  return ctx.make(Op::End, dt::Void, src);
+                                },
+                                "end(x, r0, r1) -> end(end(x, r1), r0)"}});
+  return graphRewrite(sink, pm);
+}
+
+using RangeSet = std::set<const UOp *, decltype(&rangeOrder)>;
+
+class Linearizer {
+public:
+  explicit Linearizer(const UOp *sink) : sink_(sink) {
+    order_ = toposort(sink);
+    for (size_t i = 0; i < order_.size(); ++i)
+      position_[order_[i]] = i;
+    // raw contexts: the ranges each node depends on, minus those an end closes
+    std::unordered_map<const UOp *, RangeSet> raw;
+    for (const UOp *u : order_) {
+      RangeSet rs(rangeOrder);
+      if (u->op() == Op::Range)
+        rs.insert(u);
+      for (const UOp *s : u->src())
+        rs.insert(raw.at(s).begin(), raw.at(s).end());
+      if (u->op() == Op::End)
+        for (size_t k = 1; k < u->numSrc(); ++k)
+          rs.erase(u->src(k));
+      raw.emplace(u, rs);
+    }
+    // a range lives inside the loops open where it is closed: a node using it is inside those too
+    std::unordered_map<const UOp *, RangeSet> parents;
+    for (const UOp *u : order_)
+      if (u->op() == Op::End)
+        for (size_t k = 1; k < u->numSrc(); ++k)
+          parents.emplace(u->src(k), raw.at(u));
+    for (const UOp *u : order_) {
+      RangeSet closed(rangeOrder);
+      std::vector<const UOp *> work(raw.at(u).begin(), raw.at(u).end());
+      while (!work.empty()) {
+        const UOp *r = work.back();
+        work.pop_back();
+        if (!closed.insert(r).second)
+          continue;
+        auto it = parents.find(r);
+        if (it != parents.end())
+          work.insert(work.end(), it->second.begin(), it->second.end());
+      }
+      if (u->op() == Op::End)
+        for (size_t k = 1; k < u->numSrc(); ++k)
+          closed.erase(u->src(k));
+      ctx_[u] = std::vector<const UOp *>(closed.begin(), closed.end());
+    }
+  }
+
+  std::vector<const UOp *> run() {
+    std::vector<const UOp *> nodes;
+    for (const UOp *u : order_)
+      if (u != sink_)
+        nodes.push_back(u);
+    emit(0, nodes);
+    return out_;
+  }
+
+private:
+  /// The loop an item at nesting depth `depth` belongs to, or null for a node of that level itself.
+  const UOp *loopOf(const UOp *u, size_t depth) {
+    const auto &c = ctx_.at(u);
+    if (c.size() > depth)
+      return c[depth];
+    return u->op() == Op::End ? u->src(1) : nullptr; // an end at this level belongs to the loop it closes
+  }
+
+  void emit(size_t depth, const std::vector<const UOp *> &nodes) {
+    // items: a node of this level, or a loop (keyed by its range)
+    std::map<const UOp *, size_t> itemOf; // node -> item index
+    std::vector<std::vector<const UOp *>> items;
+    std::vector<const UOp *> loopRange;
+    std::map<const UOp *, size_t> loopItem;
+    for (const UOp *u : nodes) {
+      const UOp *loop = loopOf(u, depth);
+      if (!loop) {
+        itemOf[u] = items.size();
+        items.push_back({u});
+        loopRange.push_back(nullptr);
+        continue;
+      }
+      auto [it, fresh] = loopItem.emplace(loop, items.size());
+      if (fresh) {
+        items.push_back({});
+        loopRange.push_back(loop);
+      }
+      items[it->second].push_back(u);
+      itemOf[u] = it->second;
+    }
+    size_t n = items.size();
+    std::vector<std::set<size_t>> deps(n);
+    std::vector<size_t> priority(n, SIZE_MAX);
+    for (size_t i = 0; i < n; ++i)
+      for (const UOp *u : items[i]) {
+        priority[i] = std::min(priority[i], position_.at(u));
+        for (const UOp *s : u->src()) {
+          auto it = itemOf.find(s);
+          if (it != itemOf.end() && it->second != i)
+            deps[i].insert(it->second);
+        }
+      }
+    std::vector<bool> done(n, false);
+    for (size_t step = 0; step < n; ++step) {
+      size_t pick = n;
+      for (size_t i = 0; i < n; ++i) {
+        if (done[i])
+          continue;
+        bool ready = std::all_of(deps[i].begin(), deps[i].end(), [&](size_t d) { return done[d]; });
+        if (ready && (pick == n || priority[i] < priority[pick]))
+          pick = i;
+      }
+      if (pick == n)
+        internalError("linearize: the kernel's loops are not properly nested");
+      done[pick] = true;
+      if (!loopRange[pick]) {
+        out_.push_back(items[pick][0]);
+        continue;
+      }
+      emitLoop(depth, loopRange[pick], items[pick]);
+    }
+  }
+
+  void emitLoop(size_t depth, const UOp *range, const std::vector<const UOp *> &nodes) {
+    std::vector<const UOp *> body, ends;
+    for (const UOp *u : nodes) {
+      if (u == range)
+        continue;
+      if (u->op() == Op::End && u->src(1) == range)
+        ends.push_back(u);
+      else
+        body.push_back(u);
+    }
+    out_.push_back(range);
+    emit(depth + 1, body);
+    out_.insert(out_.end(), ends.begin(), ends.end());
+  }
+
+  const UOp *sink_;
+  std::vector<const UOp *> order_;
+  std::unordered_map<const UOp *, size_t> position_;
+  std::unordered_map<const UOp *, std::vector<const UOp *>> ctx_;
+  std::vector<const UOp *> out_;
+};
+
+bool isKernelSink(const UOp *u) {
+  if (u->op() != Op::Sink)
+    return false;
+  for (const UOp *s : u->src())
+    if (s->op() == Op::Call)
+      return false;
+  return true;
+}
+
+} // namespace
+
+const UOp *linearizeKernel(const UOp *sink) {
+  const UOp *split = splitEnds(sink);
+  std::vector<const UOp *> list = Linearizer(split).run();
+  return sink->ctx().make(Op::Linear, dt::Void, list, sink->arg());
+}
+
+const UOp *runLinearize(const UOp *root, PassContext &pc) {
+  static const PatternMatcher pm(
+      "linearize", {{UPat::any({Op::Sink}),
+                     [](const Match &m) { return isKernelSink(m.root()) ? linearizeKernel(m.root()) : nullptr; },
+                     "sink(kernel) -> linear(ops in loop order)"}});
+  RewriteOptions opts;
+  opts.order = RewriteOrder::NodeFirst; // a kernel is linearized whole, before its inside is visited
+  return graphRewrite(root, pm, opts);
+}
+
+} // namespace tgc

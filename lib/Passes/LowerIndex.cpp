@@ -1,0 +1,64 @@
+//===- LowerIndex.cpp - index arithmetic to i32 or i64 ----------*- C++ -*-===//
+// Gives index-typed values a real width per kernel: int32 when every index value of the kernel fits, else int64.
+//===----------------------------------------------------------------------===//
+//
+// Value ranges decide: a kernel whose index nodes all have ranges within [-2^31, 2^31) uses i32 (cheaper address
+// arithmetic and vector lanes); otherwise i64. A node without a known range forces i64.
+
+#include "IR/Rewrite.h"
+#include "Passes/Pass.h"
+
+#include <unordered_map>
+
+namespace tgc {
+namespace {
+
+bool fitsI32(const UOp *u) { return u->hasRange() && u->vmin() >= INT32_MIN && u->vmax() <= INT32_MAX; }
+
+const UOp *lowerKernel(const UOp *kernel) {
+  std::vector<const UOp *> order = toposort(kernel);
+  bool narrow = true;
+  for (const UOp *u : order)
+    if (u->dtype().isIndex() || (u->dtype().element().isIndex() && !u->dtype().isPtr()))
+      narrow = narrow && fitsI32(u);
+  DType width = narrow ? dt::I32 : dt::I64;
+  Context &ctx = kernel->ctx();
+  std::unordered_map<const UOp *, const UOp *> done;
+  std::vector<const UOp *> src;
+  for (const UOp *u : order) {
+    src.clear();
+    for (const UOp *s : u->src())
+      src.push_back(done.at(s));
+    DType d = u->dtype();
+    if (!d.isPtr() && d.element().isIndex())
+      d = width.vec(d.lanes());
+    done[u] = ctx.make(u->op(), d, src, u->arg(), u->hasShape() ? std::optional<Shape>(u->shapeVec()) : std::nullopt,
+                       u->tag());
+  }
+  return done.at(kernel);
+}
+
+bool isKernel(const UOp *u) {
+  if (u->op() != Op::Sink && u->op() != Op::Linear)
+    return false;
+  for (const UOp *s : u->src())
+    if (s->op() == Op::Call)
+      return false;
+  return true;
+}
+
+} // namespace
+
+const UOp *runLowerIndex(const UOp *root, PassContext &pc) {
+  static const PatternMatcher pm("lower-index", {{UPat::any({Op::Sink, Op::Linear}),
+                                                  [](const Match &m) {
+                                                    return isKernel(m.root()) ? lowerKernel(m.root()) : nullptr;
+                                                  },
+                                                  "index -> i32 (or i64 when an index value may not fit)"}});
+  RewriteOptions opts;
+  opts.order = RewriteOrder::NodeFirst;
+  // a lowered kernel matches again but changes nothing, so the rewrite stops there
+  return graphRewrite(root, pm, opts);
+}
+
+} // namespace tgc

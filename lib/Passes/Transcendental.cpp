@@ -1,0 +1,147 @@
+//===- Transcendental.cpp - exp2, log2 and sin as polynomials ---*- C++ -*-===//
+// For targets without native (or vectorizable) versions: range reduction plus a polynomial, in float32 arithmetic.
+//===----------------------------------------------------------------------===//
+//
+// Accuracy (measured against the C library in test/unit/TranscendentalTest.cpp, on float32):
+//   exp2: q = round(x), s = x - q in [-1/2, 1/2], 2^s by a degree-6 minimax polynomial (SLEEF's coefficients),
+//         scaled by 2^q built from the exponent bits (in two halves, so 2^q never overflows early). Inf above 128,
+//         0 below -150, NaN stays NaN.
+//   log2: x = m * 2^e with m in [0.75, 1.5) from the exponent bits (denormals scaled by 2^64 first), then
+//         log2(m) = 2/ln2 * atanh(t), t = (m-1)/(m+1), by its odd series to t^9. -inf at 0, NaN below 0, inf at inf.
+//   sin:  q = round(x * 2/pi), r = x - q*pi/2 with pi/2 in three parts (Cody-Waite), then the sine or cosine
+//         series of r by the quadrant q mod 4. Inf, NaN and |x| > 1.6e7 give NaN.
+// float16 and bfloat16 compute in float32 and round once; float64 keeps the native operation.
+
+#include "IR/Rewrite.h"
+#include "Passes/Pass.h"
+
+#include <cmath>
+
+namespace tgc {
+namespace {
+
+/// Scalar kernel-level arithmetic on one dtype, for writing the formulas.
+class F {
+public:
+  F(const UOp *u) : u_(u) {}
+  const UOp *u() const { return u_; }
+  Context &ctx() const { return u_->ctx(); }
+  DType dt() const { return u_->dtype(); }
+
+  F c(double v) const { return ctx().constant(dt(), v); }
+  F ci(int64_t v) const { return ctx().constInt(dt(), v); }
+  F op(Op o, const F &b) const { return ctx().alu(o, {u_, b.u_}); }
+  F operator+(const F &b) const { return op(Op::Add, b); }
+  F operator-(const F &b) const { return op(Op::Sub, b); }
+  F operator*(const F &b) const { return op(Op::Mul, b); }
+  F operator+(double b) const { return *this + c(b); }
+  F operator*(double b) const { return *this * c(b); }
+  F lt(const F &b) const { return op(Op::Cmplt, b); }
+  F ne(const F &b) const { return op(Op::Cmpne, b); }
+  F where(const F &a, const F &b) const { return ctx().alu(Op::Where, {u_, a.u_, b.u_}); }
+  F cast(DType d) const { return ctx().cast(u_, d); }
+  F bitcast(DType d) const { return ctx().make(Op::Bitcast, d, {u_}); }
+  F neg() const { return ctx().alu(Op::Neg, {u_}); }
+
+private:
+  const UOp *u_;
+};
+
+F poly(const F &x, std::initializer_list<double> coeffs) {
+  auto it = coeffs.begin();
+  F acc = x.c(*it++);
+  for (; it != coeffs.end(); ++it)
+    acc = acc * x + *it;
+  return acc;
+}
+
+/// round half away from zero, as an integer (x is in range)
+F roundToInt(const F &x) {
+  F half = x.lt(x.c(0)).where(x.c(-0.5), x.c(0.5));
+  return (x + half).cast(dt::I32);
+}
+
+/// 2^k for integer k in [-126, 127], from the exponent bits
+F pow2i(const F &k) { return ((k + k.ci(127)).op(Op::Shl, k.ci(23))).bitcast(dt::F32); }
+
+/// x clamped to [lo, hi]; NaN becomes 0 so conversions to integers stay defined (callers restore NaN)
+F clampDefined(const F &x, double lo, double hi) {
+  F c = x.lt(x.c(lo)).where(x.c(lo), x.c(hi).lt(x).where(x.c(hi), x));
+  return x.ne(x).where(x.c(0), c);
+}
+
+F exp2f(const F &x) {
+  F q = roundToInt(clampDefined(x, -151, 129));
+  F s = clampDefined(x, -151, 129) - q.cast(dt::F32);
+  F u = poly(s, {0.1535920892e-3, 0.1339262701e-2, 0.9618384764e-2, 0.5550347269e-1, 0.2402264476, 0.6931471825, 1.0});
+  F half = q.op(Op::Shr, q.ci(1));
+  F r = u * pow2i(half) * pow2i(q - half);
+  r = x.c(128).lt(x).where(x.c(INFINITY), r);
+  r = x.lt(x.c(-150)).where(x.c(0), r);
+  return x.ne(x).where(x, r); // NaN stays NaN
+}
+
+F log2f(const F &x0) {
+  F tiny = x0.lt(x0.c(1.1754943508222875e-38)); // denormal or smaller: scale by 2^64 first
+  F x = tiny.where(x0 * 18446744073709551616.0, x0);
+  F bits = (x * (1.0 / 0.75)).bitcast(dt::I32);
+  F e = (bits.op(Op::Shr, bits.ci(23)).op(Op::And, bits.ci(0xff))) - bits.ci(127);
+  // m = x * 2^-e, by subtracting e from the exponent field
+  F m = (x.bitcast(dt::I32) - e.op(Op::Shl, e.ci(23))).bitcast(dt::F32);
+  F num = m + (-1.0);
+  F den = m + 1.0;
+  F tt = x.ctx().alu(Op::Fdiv, {num.u(), den.u()});
+  F t2 = tt * tt;
+  double k = 2.0 / M_LN2;
+  F series = poly(t2, {k / 9, k / 7, k / 5, k / 3, k}) * tt;
+  F r = e.cast(dt::F32) + tiny.where(x.c(-64), x.c(0)) + series;
+  r = x0.lt(x0.c(0)).where(x0.c(NAN), r);
+  r = x0.ne(x0.c(0)).where(r, x0.c(-INFINITY));
+  r = x0.ne(x0.c(INFINITY)).where(r, x0);
+  return x0.ne(x0).where(x0, r);
+}
+
+F sinf(const F &x0) {
+  // beyond 2^24 the reduction is meaningless: such inputs (and inf, NaN) give NaN, with a defined computation
+  F big = x0.c(1.6e7).lt(x0.ctx().alu(Op::Max, {x0.u(), x0.neg().u()}));
+  F x = clampDefined(x0, -1.6e7, 1.6e7);
+  F q = roundToInt(x * (2.0 / M_PI));
+  F qf = q.cast(dt::F32);
+  // pi/2 in three parts of 8, 12 and 24 bits: q*A and q*B are exact for |q| < 2^12 (Cody-Waite)
+  F r = x - qf * 1.5703125;
+  r = r - qf * 0.0004837512969970703;
+  r = r - qf * 7.549790126404332e-08;
+  F r2 = r * r;
+  F s = r + r * r2 * poly(r2, {1.0 / 362880, -1.0 / 5040, 1.0 / 120, -1.0 / 6});
+  F c = poly(r2, {-1.0 / 3628800, 1.0 / 40320, -1.0 / 720, 1.0 / 24, -0.5, 1.0});
+  F quadrant = q.op(Op::And, q.ci(3));
+  F odd = quadrant.op(Op::And, quadrant.ci(1)).ne(quadrant.ci(0));
+  F negative = quadrant.op(Op::And, quadrant.ci(2)).ne(quadrant.ci(0));
+  F v = odd.where(c, s);
+  v = negative.where(v.neg(), v);
+  F undefined = big.op(Op::Or, x0.ne(x0));
+  return undefined.where(x0.c(NAN), v);
+}
+
+const UOp *decompose(const Match &m) {
+  const UOp *u = m.root();
+  DType d = u->dtype();
+  if (d.isVector() || (d.scalar() != Scalar::F32 && d.scalar() != Scalar::F16 && d.scalar() != Scalar::BF16))
+    return nullptr;
+  F x = u->src(0);
+  if (d.scalar() != Scalar::F32)
+    x = x.cast(dt::F32);
+  F r = u->op() == Op::Exp2 ? exp2f(x) : u->op() == Op::Log2 ? log2f(x) : sinf(x);
+  return d.scalar() == Scalar::F32 ? r.u() : r.cast(d).u();
+}
+
+} // namespace
+
+const UOp *runDecomposeTranscendentals(const UOp *root, PassContext &pc) {
+  static const PatternMatcher pm("decompose-transcendentals",
+                                 {{UPat::any({Op::Exp2, Op::Log2, Op::Sin}), decompose,
+                                   "exp2/log2/sin(x) -> range reduction + polynomial (float32 arithmetic)"}});
+  return graphRewrite(root, pm);
+}
+
+} // namespace tgc
