@@ -68,7 +68,7 @@ void kernelSignature(const UOp *root, std::vector<TensorSpec> &out) {
 }
 
 /// The root of a kernel graph is a sink; a bare expression is not something that can run.
-bool runnableKernel(const UOp *root) { return root->op() == Op::Sink; }
+bool runnableKernel(const UOp *root) { return root->op() == Op::Sink || root->op() == Op::Linear; }
 
 void checkInputs(const std::vector<TensorSpec> &sig, const ArrayMap &inputs) {
   for (const TensorSpec &s : sig) {

@@ -10,7 +10,8 @@
 //         log2(m) = 2/ln2 * atanh(t), t = (m-1)/(m+1), by its odd series to t^9. -inf at 0, NaN below 0, inf at inf.
 //   sin:  q = round(x * 2/pi), r = x - q*pi/2 with pi/2 in three parts (Cody-Waite), then the sine or cosine
 //         series of r by the quadrant q mod 4. Inf, NaN and |x| > 1.6e7 give NaN.
-// float16 and bfloat16 compute in float32 and round once; float64 keeps the native operation.
+// float16 and bfloat16 compute in float32 and round once; float64 keeps the native operation. Only kernel-level
+// (unshaped) ops are rewritten: the pass runs after rangeify.
 
 #include "IR/Rewrite.h"
 #include "Passes/Pass.h"
@@ -126,7 +127,7 @@ F sinf(const F &x0) {
 const UOp *decompose(const Match &m) {
   const UOp *u = m.root();
   DType d = u->dtype();
-  if (d.isVector() || (d.scalar() != Scalar::F32 && d.scalar() != Scalar::F16 && d.scalar() != Scalar::BF16))
+  if (u->hasShape() || d.isVector() || (d.scalar() != Scalar::F32 && d.scalar() != Scalar::F16 && d.scalar() != Scalar::BF16))
     return nullptr;
   F x = u->src(0);
   if (d.scalar() != Scalar::F32)
