@@ -17,6 +17,14 @@ const std::vector<NamedPipeline> &namedPipelines() {
        "plan-memory", // temporaries share one arena
        "Tensor graph to a scheduled program with planned memory: decompose, simplify, rangeify, simplify, "
        "schedule, plan-memory."},
+      {"codegen",
+       "lower-reduce,"              // reduces become register accumulators (explicit loads and stores)
+       "decompose-transcendentals," // exp2/log2/sin as polynomials: vectorizable, same results on every target
+       "lower-index,"               // index arithmetic gets a width (i32 where it fits)
+       "simplify,"                  // fold what the lowering exposed
+       "linearize",                 // each kernel becomes the ordered list renderers walk
+       "A scheduled program to kernels ready for a renderer: lower-reduce, decompose-transcendentals, lower-index, "
+       "simplify, linearize."},
   };
   return pipelines;
 }

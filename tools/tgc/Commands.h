@@ -17,8 +17,25 @@ struct RunOptions {
   DataOptions data;
   std::string outputDir;
   bool print = false;
+  bool compare = false;
+  std::string target = "cpu";
+  int threads = 0;
+  int bench = 0;
 };
 int runCommand(const RunOptions &o);
+
+struct CompileOptions {
+  std::string input;
+  std::string outDir;
+  std::string target = "cpu";
+  std::string cpu;
+  std::string features;
+  std::string emit = "exe";
+  std::string weights = "embed";
+  std::string name;
+  bool sanitize = false;
+};
+int compileCommand(const CompileOptions &o);
 
 struct InfoOptions {
   std::string input;

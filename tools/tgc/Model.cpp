@@ -9,7 +9,9 @@
 #include "IR/Verifier.h"
 #include "Runtime/Npy.h"
 #include "Runtime/Safetensors.h"
+#include "Passes/PassManager.h"
 #include "Support/FileIO.h"
+#include "Support/Logging.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -121,6 +123,24 @@ bool gatherData(const Module &m, const std::vector<interp::TensorSpec> &sig, con
     if (s.role != interp::TensorSpec::Role::Output && !out.count(s.name))
       out[s.name] = interp::randomArray(s, opts.seed);
   return true;
+}
+
+std::string weightsFilePath(const Module &m) {
+  if (m.weightFiles.empty())
+    return "";
+  fs::path w(m.weightFiles.front());
+  return fs::absolute(w.is_absolute() ? w : fs::path(baseDir(m)) / w).lexically_normal().string();
+}
+
+bool lowerForCodegen(Module &m, DiagEngine &diags) {
+  std::string err;
+  auto pipeline = parsePipeline("lower-tensors,codegen", err);
+  if (!pipeline)
+    internalError(err);
+  Instrumentation inst;
+  inst.printAfterAll = debugLevel() >= 5;
+  PassManager pm(*pipeline, inst);
+  return pm.run(m, diags);
 }
 
 bool writeOutputs(const std::string &dir, const interp::ArrayMap &outputs, std::string &error) {

@@ -27,6 +27,13 @@ struct DataOptions {
 bool gatherData(const Module &m, const std::vector<interp::TensorSpec> &sig, const DataOptions &opts,
                 interp::ArrayMap &out, std::string &error);
 
+/// The absolute path of the model's (first) weights file, or "" when it names none.
+std::string weightsFilePath(const Module &m);
+
+/// Lower a tensor-level model to a program whose kernels are ready for a renderer (pipelines lower-tensors and
+/// codegen), reporting problems to `diags`.
+bool lowerForCodegen(Module &m, DiagEngine &diags);
+
 /// Write each output as DIR/NAME.npy (creating DIR). Returns false with a one-line reason.
 bool writeOutputs(const std::string &dir, const interp::ArrayMap &outputs, std::string &error);
 

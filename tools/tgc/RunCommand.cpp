@@ -1,17 +1,115 @@
 //===- RunCommand.cpp - tgc run ---------------------------------*- C++ -*-===//
-// Runs a model on given or generated inputs and writes or prints its outputs.
+// Runs a model, compiled in memory (LLVM's JIT) or with the reference interpreter, and writes or prints outputs.
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
 
+#include "IR/Eval.h"
+#include "IR/Verifier.h"
+#include "Target/Compiler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace tgc {
 
-static int oneLineError(const std::string &msg) {
+namespace {
+
+int oneLineError(const std::string &msg) {
   std::fprintf(stderr, "tgc: error: %s\n", msg.c_str());
   return 1;
 }
+
+double element(const rt::Array &a, int64_t i) {
+  uint64_t bits = 0;
+  int64_t size = rt::elemSize(a.type);
+  std::memcpy(&bits, a.data.data() + i * size, size_t(size));
+  Arg v = valueFromBits(bits, interp::dtypeOf(a.type));
+  return v.isFloat() ? v.getFloat() : v.isBool() ? double(v.getBool()) : double(v.getInt());
+}
+
+/// The largest absolute and relative differences between two runs' outputs.
+std::string compareText(const interp::ArrayMap &reference, const interp::ArrayMap &outputs) {
+  std::string text;
+  char buf[256];
+  for (const auto &[name, ref] : reference) {
+    const rt::Array &got = outputs.at(name);
+    double maxAbs = 0, maxRel = 0;
+    for (int64_t i = 0; i < ref.numel(); ++i) {
+      double a = element(got, i), b = element(ref, i);
+      if (std::isnan(a) && std::isnan(b))
+        continue;
+      double d = std::fabs(a - b);
+      if (std::isnan(d))
+        d = INFINITY;
+      maxAbs = std::max(maxAbs, d);
+      maxRel = std::max(maxRel, d / std::max(std::fabs(b), 1e-30));
+    }
+    std::snprintf(buf, sizeof(buf), "compare %s: max abs error %.3g, max rel error %.3g\n", name.c_str(), maxAbs,
+                  maxRel);
+    text += buf;
+  }
+  return text;
+}
+
+/// Compile in memory and run through the runtime, like a compiled executable would.
+bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
+                 const std::vector<interp::TensorSpec> &sig, interp::ArrayMap &outputs, std::string &err,
+                 DiagEngine &diags) {
+  std::string weights = weightsFilePath(m);
+  if (!lowerForCodegen(m, diags)) {
+    err = "the model could not be lowered";
+    return false;
+  }
+  auto target = targetFor(o.target, "", "", err);
+  if (!target)
+    return false;
+  JitProgram jit;
+  if (!jit.build(m.root, "model", *target, err))
+    return false;
+  const tgc_program_info *p = jit.program();
+  std::vector<const void *> in;
+  std::vector<void *> out;
+  for (int i = 0; i < p->num_buffers; ++i) {
+    const tgc_buffer_info &b = p->buffers[i];
+    if (b.kind == TGC_INPUT) {
+      in.push_back(inputs.at(b.name).data.data());
+    } else if (b.kind == TGC_OUTPUT) {
+      rt::Array &a = outputs[b.name];
+      a.type = rt::ElemType(b.dtype);
+      a.shape.assign(b.shape, b.shape + b.rank);
+      a.data.assign(size_t(b.bytes), 0);
+      out.push_back(a.data.data());
+    }
+  }
+  char msg[512];
+  tgc_model *model = tgc_model_create(p, weights.empty() ? nullptr : weights.c_str(), o.threads, msg, sizeof(msg));
+  if (!model) {
+    err = msg;
+    return false;
+  }
+  for (int i = 0; i < p->num_buffers; ++i) // weights without a file come from the generator, like the interpreter's
+    if (p->buffers[i].kind == TGC_WEIGHT && weights.empty())
+      tgc_model_bind_weight(model, p->buffers[i].name, inputs.at(p->buffers[i].name).data.data());
+  tgc_model_run(model, in.data(), out.data());
+  if (o.bench > 0) {
+    std::vector<double> t;
+    for (int i = 0; i < o.bench; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      tgc_model_run(model, in.data(), out.data());
+      t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(t.begin(), t.end());
+    std::printf("bench: %d runs, min %.3f ms, median %.3f ms\n", o.bench, t.front() * 1e3, t[t.size() / 2] * 1e3);
+  }
+  tgc_model_destroy(model);
+  return true;
+}
+
+} // namespace
 
 int runCommand(const RunOptions &o) {
   Context ctx;
@@ -20,24 +118,51 @@ int runCommand(const RunOptions &o) {
   std::optional<Module> m = loadModel(ctx, o.input, sm, diags);
   if (!m)
     return 1;
-  if (!o.interp)
-    return oneLineError("running compiled code needs the CPU backend, which is not built yet; use --interp");
   std::vector<interp::TensorSpec> sig;
   interp::ArrayMap inputs, outputs;
   std::string err;
-  if (!interp::signature(*m, sig, err) || !gatherData(*m, sig, o.data, inputs, err) ||
-      !interp::run(*m, inputs, outputs, err))
+  if (!interp::signature(*m, sig, err) || !gatherData(*m, sig, o.data, inputs, err))
     return oneLineError(err);
+  // check the inputs against the model once, with the interpreter's messages
+  for (const interp::TensorSpec &s : sig) {
+    if (s.role == interp::TensorSpec::Role::Output)
+      continue;
+    const rt::Array &a = inputs.at(s.name);
+    if (interp::dtypeOf(a.type) != s.dtype)
+      return oneLineError(std::string(interp::roleName(s.role)) + " '" + s.name + "' has dtype " +
+                          std::string(rt::elemName(a.type)) + ", expected " + s.dtype.str());
+    if (a.shape != s.shape)
+      return oneLineError(std::string(interp::roleName(s.role)) + " '" + s.name + "' has shape " +
+                          rt::shapeString(a.shape) + ", expected " + rt::shapeString(s.shape));
+  }
+  bool compiled = !o.interp && detectStage(m->root) == Stage::Tensor;
+  if (!o.interp && !compiled)
+    return oneLineError("only tensor-level models can be compiled; use --interp to run this " +
+                        std::string(stageName(detectStage(m->root))) + " graph");
+  interp::ArrayMap reference;
+  if ((o.interp || o.compare) && !interp::run(*m, inputs, reference, err))
+    return oneLineError(err);
+  if (compiled && !runCompiled(*m, o, inputs, sig, outputs, err, diags))
+    return oneLineError(err);
+  if (!compiled)
+    outputs = reference;
   if (!o.outputDir.empty() && !writeOutputs(o.outputDir, outputs, err))
     return oneLineError(err);
   std::string text;
-  for (const auto &[name, a] : outputs) {
+  for (const interp::TensorSpec &spec : sig) { // in the program's order
+    if (!outputs.count(spec.name) || (spec.role != interp::TensorSpec::Role::Output &&
+                                      spec.role != interp::TensorSpec::Role::InOut))
+      continue;
+    const std::string &name = spec.name;
+    const rt::Array &a = outputs.at(name);
     if (o.print)
       text += formatArray(name, a);
     else
       text += name + ": " + std::string(rt::elemName(a.type)) + rt::shapeString(a.shape) +
               (o.outputDir.empty() ? "" : " -> " + o.outputDir + "/" + name + ".npy") + "\n";
   }
+  if (o.compare && compiled)
+    text += compareText(reference, outputs);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }

@@ -11,6 +11,7 @@
 int main(int argc, char **argv) {
   CLI::App app{"tgc: an ahead-of-time tensor compiler"};
   app.require_subcommand(1);
+  app.fallthrough(); // --debug may also follow the subcommand
   int debug = -1;
   app.add_option("--debug", debug, "log level (or TGC_DEBUG=N)");
 
@@ -22,6 +23,21 @@ int main(int argc, char **argv) {
   runCmd->add_option("--seed", run.data.seed, "seed of the generated inputs (default 0)");
   runCmd->add_option("--output-dir", run.outputDir, "write each output as DIR/NAME.npy");
   runCmd->add_flag("--print", run.print, "print the outputs' values");
+  runCmd->add_flag("--compare", run.compare, "also run the interpreter and report the largest differences");
+  runCmd->add_option("--threads", run.threads, "threads (default: one per core)");
+  runCmd->add_option("--bench", run.bench, "run N more times and report the min and median time");
+
+  tgc::CompileOptions compile;
+  CLI::App *compileCmd = app.add_subcommand("compile", "compile a model to an executable or a static library");
+  compileCmd->add_option("input", compile.input, "the .uop model")->required();
+  compileCmd->add_option("-o,--output", compile.outDir, "output directory")->required();
+  compileCmd->add_option("--target", compile.target, "cpu (LLVM, default) or c (C source, system compiler)");
+  compileCmd->add_option("--mcpu", compile.cpu, "CPU to compile for (default: this machine's)");
+  compileCmd->add_option("--mattr", compile.features, "CPU features, LLVM syntax (+avx2,-avx512f)");
+  compileCmd->add_option("--emit", compile.emit, "exe (default): an executable; lib: lib<name>.a and <name>.h");
+  compileCmd->add_option("--weights", compile.weights, "embed (default): in the binary; external: read at run time");
+  compileCmd->add_option("--name", compile.name, "the model's name (default: the file's)");
+  compileCmd->add_flag("--sanitize-address", compile.sanitize, "build kernels and tables with AddressSanitizer");
 
   tgc::InfoOptions info;
   CLI::App *infoCmd = app.add_subcommand("info", "list a model's inputs, outputs, weights and ops");
@@ -40,5 +56,7 @@ int main(int argc, char **argv) {
   tgc::setupLogging(debug);
   if (*runCmd)
     return tgc::runCommand(run);
+  if (*compileCmd)
+    return tgc::compileCommand(compile);
   return tgc::infoCommand(info);
 }

@@ -1,0 +1,285 @@
+//===- Main.cpp - The command line of a compiled model ----------*- C++ -*-===//
+// --input NAME=FILE.npy, --output-dir DIR, --seed N, --bench N, --threads N, --weights FILE, --print; one-line errors.
+//===----------------------------------------------------------------------===//
+
+#include "Runtime/Array.h"
+#include "Runtime/Half.h"
+#include "Runtime/Npy.h"
+#include "Runtime/Random.h"
+#include "Runtime/tgc_runtime.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+namespace {
+
+struct Options {
+  std::map<std::string, std::string> inputs;
+  std::string outputDir;
+  std::string weights;
+  uint64_t seed = 0;
+  int bench = 0;
+  int threads = 0;
+  bool print = false;
+};
+
+int die(const std::string &msg) {
+  std::fprintf(stderr, "%s: error: %s\n", "tgc", msg.c_str());
+  return 1;
+}
+
+const char *kUsage = "usage: %s [--input NAME=FILE.npy]... [--seed N] [--output-dir DIR] [--print] [--bench N]\n"
+                     "          [--threads N] [--weights FILE.safetensors]\n";
+
+bool parseInt(const std::string &s, int64_t &out) {
+  if (s.empty())
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno || *end)
+    return false;
+  out = v;
+  return true;
+}
+
+/// Parse the command line; returns -1 to go on, or an exit status. `--flag=value` is `--flag value`.
+int parseArgs(int argc, char **argv, Options &o) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    size_t eq = a.find('=');
+    if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      args.push_back(a.substr(0, eq));
+      args.push_back(a.substr(eq + 1));
+    } else {
+      args.push_back(a);
+    }
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    std::string v;
+    auto value = [&]() {
+      if (i + 1 >= args.size())
+        return false;
+      v = args[++i];
+      return true;
+    };
+    int64_t n = 0;
+    if (a == "--help" || a == "-h") {
+      std::printf(kUsage, argv[0]);
+      return 0;
+    } else if (a == "--input") {
+      if (!value())
+        return die("--input needs NAME=FILE.npy");
+      size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return die("--input needs NAME=FILE.npy, got '" + v + "'");
+      o.inputs[v.substr(0, eq)] = v.substr(eq + 1);
+    } else if (a == "--output-dir" && value()) {
+      o.outputDir = v;
+    } else if (a == "--weights" && value()) {
+      o.weights = v;
+    } else if (a == "--seed" && value() && parseInt(v, n) && n >= 0) {
+      o.seed = uint64_t(n);
+    } else if (a == "--bench" && value() && parseInt(v, n) && n > 0 && n <= 1000000) {
+      o.bench = int(n);
+    } else if (a == "--threads" && value() && parseInt(v, n) && n > 0 && n <= 1024) {
+      o.threads = int(n);
+    } else if (a == "--print") {
+      o.print = true;
+    } else {
+      return die("bad argument '" + a + "' (see --help)");
+    }
+  }
+  return -1;
+}
+
+std::vector<int64_t> shapeOf(const tgc_buffer_info &b) { return {b.shape, b.shape + b.rank}; }
+
+bool loadInput(const tgc_buffer_info &b, const Options &o, tgc::rt::Array &out, std::string &error) {
+  auto it = o.inputs.find(b.name);
+  if (it == o.inputs.end()) {
+    out.type = tgc::rt::ElemType(b.dtype);
+    out.shape = shapeOf(b);
+    tgc::rt::fillRandom(out, o.seed, b.name);
+    return true;
+  }
+  if (!tgc::rt::readNpy(it->second, out, error))
+    return false;
+  if (int(out.type) != int(b.dtype)) {
+    error = std::string("input '") + b.name + "' has dtype " + std::string(tgc::rt::elemName(out.type)) +
+            ", expected " + std::string(tgc::rt::elemName(tgc::rt::ElemType(b.dtype)));
+    return false;
+  }
+  if (out.shape != shapeOf(b)) {
+    error = std::string("input '") + b.name + "' has shape " + tgc::rt::shapeString(out.shape) + ", expected " +
+            tgc::rt::shapeString(shapeOf(b));
+    return false;
+  }
+  return true;
+}
+
+/// The shortest text that reads back as v (as tgc run --print writes it).
+template <typename T> void shortest(char *buf, size_t size, T v) {
+  if (std::isnan(v)) {
+    std::snprintf(buf, size, "nan");
+    return;
+  }
+  if (std::isinf(v)) {
+    std::snprintf(buf, size, v < 0 ? "-inf" : "inf");
+    return;
+  }
+  auto r = std::to_chars(buf, buf + size - 3, v);
+  *r.ptr = 0;
+  if (!std::strpbrk(buf, ".en"))
+    std::strcat(buf, ".0");
+}
+
+std::string formatValues(const tgc::rt::Array &a) {
+  std::string s = "[";
+  int64_t n = a.numel();
+  char buf[64];
+  for (int64_t i = 0; i < n; ++i) {
+    const uint8_t *p = a.data.data() + i * tgc::rt::elemSize(a.type);
+    double v = 0;
+    switch (a.type) {
+    case tgc::rt::ElemType::F32: {
+      float f;
+      std::memcpy(&f, p, 4);
+      shortest(buf, sizeof(buf), f);
+      break;
+    }
+    case tgc::rt::ElemType::F64:
+      std::memcpy(&v, p, 8);
+      shortest(buf, sizeof(buf), v);
+      break;
+    case tgc::rt::ElemType::F16:
+    case tgc::rt::ElemType::BF16: {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      shortest(buf, sizeof(buf), a.type == tgc::rt::ElemType::F16 ? tgc::rt::halfToFloat(h) : tgc::rt::bf16ToFloat(h));
+      break;
+    }
+    default: {
+      int64_t iv = 0;
+      std::memcpy(&iv, p, size_t(tgc::rt::elemSize(a.type)));
+      int bits = tgc::rt::elemSize(a.type) * 8;
+      bool sign = a.type == tgc::rt::ElemType::I8 || a.type == tgc::rt::ElemType::I16 ||
+                  a.type == tgc::rt::ElemType::I32 || a.type == tgc::rt::ElemType::I64;
+      if (sign && bits < 64 && (iv >> (bits - 1)) & 1)
+        iv |= ~((int64_t(1) << bits) - 1);
+      std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(iv));
+    }
+    }
+    s += (i ? ", " : "") + std::string(buf);
+  }
+  return s + "]";
+}
+
+void printTimes(std::vector<double> &times) {
+  std::sort(times.begin(), times.end());
+  double median = times[times.size() / 2];
+  if (times.size() % 2 == 0)
+    median = (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+  std::printf("bench: %zu runs, min %.3f ms, median %.3f ms\n", times.size(), times.front() * 1e3, median * 1e3);
+}
+
+} // namespace
+
+extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
+  Options o;
+  if (int rc = parseArgs(argc, argv, o); rc >= 0)
+    return rc;
+  for (const auto &[name, file] : o.inputs) {
+    bool known = false;
+    std::string names;
+    for (int i = 0; i < p->num_buffers; ++i) {
+      if (p->buffers[i].kind != TGC_INPUT)
+        continue;
+      known = known || name == p->buffers[i].name;
+      names += (names.empty() ? "" : ", ") + std::string(p->buffers[i].name);
+    }
+    if (!known)
+      return die("no input named '" + name + "' (the model has: " + (names.empty() ? "none" : names) + ")");
+  }
+  std::vector<tgc::rt::Array> inputs, outputs;
+  std::vector<const void *> inPtrs;
+  std::vector<void *> outPtrs;
+  std::vector<const tgc_buffer_info *> outInfo;
+  std::string error;
+  for (int i = 0; i < p->num_buffers; ++i) {
+    const tgc_buffer_info &b = p->buffers[i];
+    if (b.kind == TGC_INPUT) {
+      inputs.emplace_back();
+      if (!loadInput(b, o, inputs.back(), error))
+        return die(error);
+    } else if (b.kind == TGC_OUTPUT) {
+      outputs.emplace_back();
+      outputs.back().type = tgc::rt::ElemType(b.dtype);
+      outputs.back().shape = shapeOf(b);
+      outputs.back().data.assign(size_t(b.bytes), 0);
+      outInfo.push_back(&b);
+    }
+  }
+  for (auto &a : inputs)
+    inPtrs.push_back(a.data.data());
+  for (auto &a : outputs)
+    outPtrs.push_back(a.data.data());
+  char err[512];
+  tgc_model *m = tgc_model_create(p, o.weights.empty() ? nullptr : o.weights.c_str(), o.threads, err, sizeof(err));
+  if (!m)
+    return die(err);
+  // weights neither embedded nor in a file are generated like inputs, for testing
+  std::vector<tgc::rt::Array> generated;
+  generated.reserve(size_t(p->num_buffers));
+  for (int i = 0; i < p->num_buffers && !tgc_model_ready(m); ++i) {
+    const tgc_buffer_info &b = p->buffers[i];
+    if (b.kind != TGC_WEIGHT || b.data)
+      continue;
+    generated.emplace_back();
+    generated.back().type = tgc::rt::ElemType(b.dtype);
+    generated.back().shape = shapeOf(b);
+    tgc::rt::fillRandom(generated.back(), o.seed, b.name);
+    tgc_model_bind_weight(m, b.name, generated.back().data.data());
+  }
+  tgc_model_run(m, inPtrs.data(), outPtrs.data());
+  if (o.bench > 0) {
+    std::vector<double> times;
+    for (int r = 0; r < o.bench; ++r) {
+      auto start = std::chrono::steady_clock::now();
+      tgc_model_run(m, inPtrs.data(), outPtrs.data());
+      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    printTimes(times);
+  }
+  tgc_model_destroy(m);
+  if (!o.outputDir.empty())
+    mkdir(o.outputDir.c_str(), 0755);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const tgc_buffer_info &b = *outInfo[i];
+    std::string shape = tgc::rt::shapeString(outputs[i].shape);
+    std::string type(tgc::rt::elemName(outputs[i].type));
+    if (!o.outputDir.empty()) {
+      std::string path = o.outputDir + "/" + b.name + ".npy";
+      if (!tgc::rt::writeNpy(path, outputs[i], error))
+        return die(error);
+      std::printf("%s: %s%s -> %s\n", b.name, type.c_str(), shape.c_str(), path.c_str());
+    } else if (o.print) {
+      std::printf("%s: %s%s = %s\n", b.name, type.c_str(), shape.c_str(), formatValues(outputs[i]).c_str());
+    } else {
+      std::printf("%s: %s%s\n", b.name, type.c_str(), shape.c_str());
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,190 @@
+//===- Model.cpp - Running a compiled program -------------------*- C++ -*-===//
+// One arena allocated and pre-faulted once, weights memory-mapped or embedded, calls run in order on a thread pool.
+//===----------------------------------------------------------------------===//
+
+#include "Runtime/Array.h"
+#include "Runtime/Safetensors.h"
+#include "Runtime/ThreadPool.h"
+#include "Runtime/tgc_runtime.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <sys/mman.h>
+#include <vector>
+
+namespace {
+
+/// Calls smaller than this (estimated operations) run on one thread: waking workers costs more.
+constexpr double kParallelMinWork = 1 << 16;
+
+int debugLevel() {
+  const char *e = std::getenv("TGC_DEBUG");
+  return e ? std::atoi(e) : 0;
+}
+
+int defaultThreads() {
+  if (const char *e = std::getenv("TGC_NUM_THREADS"))
+    return std::max(1, std::atoi(e));
+  unsigned n = std::thread::hardware_concurrency();
+  return n ? int(n) : 1;
+}
+
+} // namespace
+
+struct tgc_model {
+  const tgc_program_info *program = nullptr;
+  std::unique_ptr<tgc::rt::SafetensorsFile> weights;
+  void *arena = nullptr;
+  size_t arenaBytes = 0;
+  std::vector<std::vector<uint8_t>> ownMemory; // temporaries outside the arena
+  std::vector<void *> pointers;                // per buffer
+  std::vector<int> inputIndex, outputIndex;    // program buffer index of each input / output
+  std::unique_ptr<tgc::rt::ThreadPool> pool;
+  std::vector<double> callSeconds;
+  std::vector<void *> args;
+  int debug = 0;
+};
+
+static bool fail(char *error, size_t size, const std::string &msg) {
+  if (error && size)
+    std::snprintf(error, size, "%s", msg.c_str());
+  return false;
+}
+
+static bool bindWeights(tgc_model *m, const char *path, char *error, size_t size) {
+  const tgc_program_info *p = m->program;
+  bool needFile = false;
+  for (int i = 0; i < p->num_buffers; ++i)
+    needFile = needFile || (p->buffers[i].kind == TGC_WEIGHT && !p->buffers[i].data);
+  if (!needFile && !path)
+    return true;
+  const char *file = path ? path : p->weights_file;
+  if (!file)
+    return true; // the caller binds them (tgc_model_bind_weight)
+  m->weights = std::make_unique<tgc::rt::SafetensorsFile>();
+  std::string err;
+  if (!m->weights->open(file, err))
+    return fail(error, size, err);
+  for (int i = 0; i < p->num_buffers; ++i) {
+    const tgc_buffer_info &b = p->buffers[i];
+    if (b.kind != TGC_WEIGHT)
+      continue;
+    const auto *e = m->weights->find(b.name);
+    std::vector<int64_t> shape(b.shape, b.shape + b.rank);
+    if (!e)
+      return fail(error, size, std::string("weight '") + b.name + "' is not in " + file);
+    if (int(e->type) != int(b.dtype) || e->shape != shape)
+      return fail(error, size, std::string("weight '") + b.name + "' in " + file + " has dtype " +
+                                   std::string(tgc::rt::elemName(e->type)) + " and shape " +
+                                   tgc::rt::shapeString(e->shape) + ", expected " +
+                                   std::string(tgc::rt::elemName(tgc::rt::ElemType(b.dtype))) + " and " +
+                                   tgc::rt::shapeString(shape));
+    m->pointers[size_t(i)] = const_cast<uint8_t *>(e->data);
+  }
+  return true;
+}
+
+static bool allocateArena(tgc_model *m, char *error, size_t size) {
+  m->arenaBytes = size_t(m->program->arena_bytes);
+  if (m->arenaBytes == 0)
+    return true;
+  // MAP_POPULATE faults every page in now, so runs never pay for first touches
+  m->arena = mmap(nullptr, m->arenaBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (m->arena == MAP_FAILED) {
+    m->arena = nullptr;
+    return fail(error, size, "cannot allocate the " + std::to_string(m->arenaBytes) + "-byte arena");
+  }
+  return true;
+}
+
+extern "C" tgc_model *tgc_model_create(const tgc_program_info *program, const char *weights_path, int num_threads,
+                                       char *error, size_t error_size) {
+  auto m = std::make_unique<tgc_model>();
+  m->program = program;
+  m->debug = debugLevel();
+  m->pointers.assign(size_t(program->num_buffers), nullptr);
+  if (!allocateArena(m.get(), error, error_size) || !bindWeights(m.get(), weights_path, error, error_size))
+    return nullptr;
+  for (int i = 0; i < program->num_buffers; ++i) {
+    const tgc_buffer_info &b = program->buffers[i];
+    if (b.kind == TGC_INPUT)
+      m->inputIndex.push_back(i);
+    else if (b.kind == TGC_OUTPUT)
+      m->outputIndex.push_back(i);
+    else if (b.kind == TGC_WEIGHT && b.data)
+      m->pointers[size_t(i)] = const_cast<void *>(b.data);
+    else if (b.kind == TGC_TEMP && b.arena_offset >= 0)
+      m->pointers[size_t(i)] = static_cast<uint8_t *>(m->arena) + b.arena_offset;
+    else if (b.kind == TGC_TEMP) {
+      m->ownMemory.emplace_back(size_t(b.bytes));
+      m->pointers[size_t(i)] = m->ownMemory.back().data();
+    }
+  }
+  m->pool = std::make_unique<tgc::rt::ThreadPool>(num_threads > 0 ? num_threads : defaultThreads());
+  m->callSeconds.assign(size_t(program->num_calls), 0.0);
+  if (m->debug >= 1)
+    std::fprintf(stderr, "tgc: %s: %d kernels, %d threads, arena %lld bytes\n", program->name, program->num_calls,
+                 m->pool->size(), static_cast<long long>(program->arena_bytes));
+  return m.release();
+}
+
+extern "C" int tgc_model_bind_weight(tgc_model *m, const char *name, const void *data) {
+  for (int i = 0; i < m->program->num_buffers; ++i) {
+    const tgc_buffer_info &b = m->program->buffers[i];
+    if (b.kind == TGC_WEIGHT && std::strcmp(b.name, name) == 0) {
+      m->pointers[size_t(i)] = const_cast<void *>(data);
+      return 0;
+    }
+  }
+  return -1;
+}
+
+extern "C" int tgc_model_ready(const tgc_model *m) {
+  for (int i = 0; i < m->program->num_buffers; ++i)
+    if (m->program->buffers[i].kind == TGC_WEIGHT && !m->pointers[size_t(i)])
+      return 0;
+  return 1;
+}
+
+extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *const *outputs) {
+  if (!tgc_model_ready(m))
+    return -1;
+  for (size_t i = 0; i < m->inputIndex.size(); ++i)
+    m->pointers[size_t(m->inputIndex[i])] = const_cast<void *>(inputs[i]);
+  for (size_t i = 0; i < m->outputIndex.size(); ++i)
+    m->pointers[size_t(m->outputIndex[i])] = outputs[i];
+  const tgc_program_info *p = m->program;
+  for (int c = 0; c < p->num_calls; ++c) {
+    const tgc_call_info &call = p->calls[c];
+    m->args.resize(size_t(call.num_args));
+    for (int a = 0; a < call.num_args; ++a)
+      m->args[size_t(a)] = m->pointers[size_t(call.args[a])];
+    auto start = std::chrono::steady_clock::now();
+    if (call.parallel > 1 && call.flops + call.bytes >= kParallelMinWork)
+      m->pool->run(call.fn, m->args.data(), call.parallel);
+    else
+      call.fn(m->args.data(), 0, call.parallel > 0 ? call.parallel : 1);
+    if (m->debug >= 2) {
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      m->callSeconds[size_t(c)] = s;
+      std::fprintf(stderr, "tgc: %-24s %9.3f us %8.2f GFLOPS %8.2f GB/s\n", call.name, s * 1e6,
+                   call.flops / s * 1e-9, call.bytes / s * 1e-9);
+    }
+  }
+  return 0;
+}
+
+extern "C" const double *tgc_model_call_seconds(const tgc_model *m) { return m->callSeconds.data(); }
+
+extern "C" void tgc_model_destroy(tgc_model *m) {
+  if (!m)
+    return;
+  if (m->arena)
+    munmap(m->arena, m->arenaBytes);
+  delete m;
+}

@@ -1,0 +1,91 @@
+/*===- tgc_runtime.h - The runtime ABI of compiled tgc models ---------------===*
+ * What generated code and the runtime agree on: the description of a program (buffers and kernel calls), the kernel
+ * calling convention, and the C functions that run a program. Plain C, so any language can call compiled models.
+ *===----------------------------------------------------------------------===*/
+
+#ifndef TGC_RUNTIME_H
+#define TGC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types, in the order of the IR's scalars. */
+typedef enum tgc_dtype {
+  TGC_BOOL, TGC_I8, TGC_U8, TGC_I16, TGC_U16, TGC_I32, TGC_U32, TGC_I64, TGC_U64,
+  TGC_F16, TGC_BF16, TGC_F32, TGC_F64
+} tgc_dtype;
+
+typedef enum tgc_buffer_kind { TGC_INPUT, TGC_WEIGHT, TGC_OUTPUT, TGC_TEMP } tgc_buffer_kind;
+
+/* A kernel: buffers[i] is its parameter i. Its outermost loop runs over [begin, end) when the call is parallel
+ * (parallel > 0); other kernels are called with [0, 1). */
+typedef void (*tgc_kernel_fn)(void *const *buffers, int64_t begin, int64_t end);
+
+typedef struct tgc_buffer_info {
+  tgc_buffer_kind kind;
+  const char *name;     /* inputs, weights, outputs: the tensor's name; temporaries: "" */
+  tgc_dtype dtype;
+  int rank;
+  const int64_t *shape; /* rank entries */
+  int64_t bytes;
+  int64_t arena_offset; /* temporaries placed by the memory plan: byte offset in the arena; otherwise -1 */
+  const void *data;     /* an embedded weight's bytes, or NULL */
+} tgc_buffer_info;
+
+typedef struct tgc_call_info {
+  const char *name;
+  tgc_kernel_fn fn;
+  int num_args;
+  const int *args;   /* buffer indices, one per kernel parameter */
+  int64_t parallel;  /* extent of the outermost loop that may be split across threads, or 0 */
+  double flops;      /* estimated work, for --debug timing lines */
+  double bytes;
+} tgc_call_info;
+
+typedef struct tgc_program_info {
+  const char *name;
+  int num_buffers;
+  const tgc_buffer_info *buffers;
+  int num_calls;
+  const tgc_call_info *calls;
+  int64_t arena_bytes;
+  const char *weights_file; /* the model's weights file (relative to the executable), or NULL when embedded */
+} tgc_program_info;
+
+typedef struct tgc_model tgc_model;
+
+/* Prepare a program to run: load weights (from weights_path, else the program's embedded weights or its weights
+ * file; weights with none of these must be bound with tgc_model_bind_weight before running), allocate
+ * and pre-fault the arena, start the thread pool (num_threads <= 0: one per core). Returns NULL on failure and puts a
+ * one-line reason in error. */
+tgc_model *tgc_model_create(const tgc_program_info *program, const char *weights_path, int num_threads,
+                            char *error, size_t error_size);
+
+/* Bind the memory of a weight by name (for weights that are neither embedded nor in a file). Returns 0, or -1 when
+ * the program has no such weight. */
+int tgc_model_bind_weight(tgc_model *model, const char *name, const void *data);
+
+/* Whether every weight has memory (embedded, from the file, or bound). */
+int tgc_model_ready(const tgc_model *model);
+
+/* Run once. inputs[i] is the i-th input buffer of the program (in buffer order), outputs[i] the i-th output; each
+ * must hold the tensor's bytes. Returns 0, or -1 when a weight has no memory. */
+int tgc_model_run(tgc_model *model, const void *const *inputs, void *const *outputs);
+
+/* Per-call timings of the last run, in seconds (num_calls entries), when timing was enabled (TGC_DEBUG >= 2). */
+const double *tgc_model_call_seconds(const tgc_model *model);
+
+void tgc_model_destroy(tgc_model *model);
+
+/* The command line of a compiled model's executable (see docs/runtime.md). */
+int tgc_main(const tgc_program_info *program, int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,248 @@
+//===- Compiler.cpp - From a lowered program to files, or to code in memory -*- C++ -*-===//
+// Renders every kernel, compiles it (LLVM in process, or the system C compiler), writes the program tables, and
+// links an executable or archives a library. Also builds programs in memory for `tgc run` through LLVM's JIT.
+//===----------------------------------------------------------------------===//
+
+#include "Target/Compiler.h"
+
+#include "Runtime/Safetensors.h"
+#include "Target/CRenderer.h"
+#include "Target/LLVMBackend.h"
+#include "Target/LLVMRenderer.h"
+#include "Target/ProgramEmitter.h"
+#include "Target/Toolchain.h"
+
+#include <filesystem>
+#include <fstream>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <spdlog/spdlog.h>
+
+namespace tgc {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool writeText(const fs::path &p, const std::string &text, std::string &error) {
+  std::ofstream f(p, std::ios::binary);
+  f << text;
+  if (!f) {
+    error = "cannot write '" + p.string() + "'";
+    return false;
+  }
+  return true;
+}
+
+bool run(const std::vector<std::string> &argv, std::string &error) {
+  std::string cmd;
+  for (const std::string &a : argv)
+    cmd += (cmd.empty() ? "" : " ") + a;
+  spdlog::debug("run: {}", cmd);
+  ProcessResult r = runProcess(argv);
+  if (r.status != 0) {
+    error = "'" + argv[0] + "' failed (" + cmd + "):\n" + r.output;
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> split(const std::string &flags) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : flags) {
+    if (c == ' ') {
+      if (!cur.empty())
+        out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty())
+    out.push_back(cur);
+  return out;
+}
+
+std::vector<std::string> cCompile(const CompileRequest &r, const fs::path &src, const fs::path &obj,
+                                  const std::string &include) {
+  std::vector<std::string> argv = {cCompiler()};
+  for (const std::string &f : split(r.target.cflags))
+    argv.push_back(f);
+  if (r.sanitize)
+    argv.insert(argv.end(), {"-fsanitize=address", "-fno-omit-frame-pointer", "-g"});
+  if (!include.empty())
+    argv.push_back("-I" + include);
+  argv.insert(argv.end(), {"-c", src.string(), "-o", obj.string()});
+  return argv;
+}
+
+bool compileKernelLLVM(const KernelDesc &k, const std::string &symbol, const CompileRequest &r, const fs::path &dir,
+                       std::string &error) {
+  llvm::LLVMContext ctx;
+  llvm::Module m(symbol, ctx);
+  renderKernelLLVM(k.linear, k.info, symbol, m);
+  if (r.sanitize)
+    markSanitizeAddress(m);
+  if (!optimizeModule(m, r.target, error, r.sanitize))
+    return false;
+  std::string object;
+  if (!writeText(dir / (k.symbol + ".ll"), printModuleIR(m), error) || !emitObject(m, r.target, object, error))
+    return false;
+  return writeText(dir / (k.symbol + ".o"), object, error);
+}
+
+/// An object holding the weights' bytes as 64-byte aligned constants named <prefix>weight_<buffer index>.
+bool weightsObject(const ProgramDesc &p, const CompileRequest &r, const std::string &prefix, const fs::path &out,
+                   std::string &error) {
+  rt::SafetensorsFile file;
+  if (!file.open(r.weightsFile, error))
+    return false;
+  llvm::LLVMContext ctx;
+  llvm::Module m("weights", ctx);
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    const BufferDesc &b = p.buffers[i];
+    if (b.kind != TGC_WEIGHT)
+      continue;
+    const auto *e = file.find(b.name);
+    if (!e || int64_t(e->size) != b.bytes || int(e->type) != int(runtimeDType(b.dtype))) {
+      error = "weight '" + b.name + "' is missing from " + r.weightsFile + " or has another dtype or shape";
+      return false;
+    }
+    auto *data = llvm::ConstantDataArray::get(ctx, llvm::ArrayRef<uint8_t>(e->data, e->size));
+    auto *g = new llvm::GlobalVariable(m, data->getType(), true, llvm::GlobalValue::ExternalLinkage, data,
+                                       prefix + "weight_" + std::to_string(i));
+    g->setAlignment(llvm::Align(64));
+  }
+  std::string object;
+  return emitObject(m, r.target, object, error) && writeText(out, object, error);
+}
+
+} // namespace
+
+bool compileProgram(const UOp *root, const CompileRequest &r, std::string &error) {
+  ProgramDesc p;
+  if (!describeProgram(root, r.name, p, error))
+    return false;
+  if (r.sanitize) {
+    // each temporary in its own allocation, so AddressSanitizer sees accesses past its end
+    for (BufferDesc &b : p.buffers)
+      b.offset = -1;
+    p.arenaBytes = 0;
+  }
+  std::string prefix = symbolName(r.name) + "_";
+  fs::path out(r.outDir);
+  fs::path kdir = out / "kernels";
+  std::error_code ec;
+  fs::create_directories(kdir, ec);
+  if (ec) {
+    error = "cannot create '" + kdir.string() + "': " + ec.message();
+    return false;
+  }
+  RuntimeFiles rt;
+  if (!findRuntime(rt, error))
+    return false;
+  std::vector<std::string> objects;
+  for (const KernelDesc &k : p.kernels) {
+    std::string symbol = prefix + k.symbol;
+    if (r.target.name == "c") {
+      if (!writeText(kdir / (k.symbol + ".c"), renderKernelC(k.linear, k.info, symbol), error) ||
+          !run(cCompile(r, kdir / (k.symbol + ".c"), kdir / (k.symbol + ".o"), ""), error))
+        return false;
+    } else if (!compileKernelLLVM(k, symbol, r, kdir, error)) {
+      return false;
+    }
+    objects.push_back((kdir / (k.symbol + ".o")).string());
+  }
+  EmitOptions eo{prefix, r.source, r.library, r.embedWeights, r.weightsFile};
+  bool hasWeights = std::any_of(p.buffers.begin(), p.buffers.end(), [](const BufferDesc &b) { return b.kind == TGC_WEIGHT; });
+  if (hasWeights && r.embedWeights) {
+    if (!weightsObject(p, r, prefix, out / "weights.o", error))
+      return false;
+    objects.push_back((out / "weights.o").string());
+  }
+  fs::path modelC = out / (r.name + "_model.c");
+  if (!writeText(modelC, emitProgramC(p, eo), error) ||
+      !run(cCompile(r, modelC, out / (r.name + "_model.o"), rt.includeDir), error))
+    return false;
+  objects.insert(objects.begin(), (out / (r.name + "_model.o")).string());
+  if (!r.library) {
+    std::vector<std::string> argv = {cxxCompiler(), "-o", (out / r.name).string()};
+    argv.insert(argv.end(), objects.begin(), objects.end());
+    argv.insert(argv.end(), {rt.library, "-lpthread", "-lm"});
+    if (r.sanitize)
+      argv.push_back("-fsanitize=address");
+    return run(argv, error);
+  }
+  // library: the header, the runtime's header beside it, and one archive with the runtime's objects inside
+  if (!writeText(out / (r.name + ".h"), emitHeader(p, eo), error))
+    return false;
+  fs::copy_file(fs::path(rt.includeDir) / "tgc_runtime.h", out / "tgc_runtime.h", fs::copy_options::overwrite_existing, ec);
+  fs::path rtdir = out / "runtime-objects";
+  fs::remove_all(rtdir, ec);
+  fs::create_directories(rtdir, ec);
+  if (!run({archiver(), "x", fs::absolute(rt.library).string(), "--output", rtdir.string()}, error))
+    return false;
+  std::vector<std::string> members;
+  for (const auto &e : fs::directory_iterator(rtdir))
+    members.push_back(e.path().string());
+  std::sort(members.begin(), members.end()); // deterministic archive order
+  fs::path lib = out / ("lib" + r.name + ".a");
+  fs::remove(lib, ec);
+  std::vector<std::string> argv = {archiver(), "rcsD", lib.string()};
+  argv.insert(argv.end(), objects.begin(), objects.end());
+  argv.insert(argv.end(), members.begin(), members.end());
+  bool ok = run(argv, error);
+  fs::remove_all(rtdir, ec);
+  return ok;
+}
+
+// --- in memory ----------------------------------------------------------------------------------------------------
+
+struct JitProgram::Storage {
+  Jit jit;
+  ProgramDesc desc;
+  std::vector<tgc_buffer_info> buffers;
+  std::vector<tgc_call_info> calls;
+  std::vector<std::vector<int>> args;
+  tgc_program_info program{};
+};
+
+JitProgram::JitProgram() : s_(std::make_unique<Storage>()) {}
+JitProgram::~JitProgram() = default;
+
+const tgc_program_info *JitProgram::program() const { return &s_->program; }
+
+bool JitProgram::build(const UOp *root, const std::string &name, const TargetInfo &target, std::string &error) {
+  Storage &s = *s_;
+  if (!describeProgram(root, name, s.desc, error))
+    return false;
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  auto m = std::make_unique<llvm::Module>(name, *ctx);
+  for (const KernelDesc &k : s.desc.kernels)
+    renderKernelLLVM(k.linear, k.info, k.symbol, *m);
+  if (!optimizeModule(*m, target, error) || !s.jit.add(std::move(m), std::move(ctx), error))
+    return false;
+  std::vector<tgc_kernel_fn> fns;
+  for (const KernelDesc &k : s.desc.kernels) {
+    uint64_t addr = s.jit.lookup(k.symbol, error);
+    if (!addr)
+      return false;
+    fns.push_back(reinterpret_cast<tgc_kernel_fn>(addr));
+  }
+  for (const BufferDesc &b : s.desc.buffers)
+    s.buffers.push_back({b.kind, b.name.c_str(), runtimeDType(b.dtype), int(b.shape.size()), b.shape.data(), b.bytes,
+                         b.offset, nullptr});
+  s.args.reserve(s.desc.calls.size());
+  for (const CallDesc &c : s.desc.calls) {
+    s.args.push_back(c.args);
+    const KernelDesc &k = s.desc.kernels[c.kernel];
+    s.calls.push_back({k.info.name.c_str(), fns[c.kernel], int(c.args.size()), s.args.back().data(),
+                       k.info.parallelExtent, k.info.flops, k.info.bytes});
+  }
+  s.program = {s.desc.name.c_str(), int(s.buffers.size()), s.buffers.data(), int(s.calls.size()), s.calls.data(),
+               s.desc.arenaBytes, nullptr};
+  return true;
+}
+
+} // namespace tgc

@@ -1,0 +1,44 @@
+//===- Compiler.h - From a lowered program to files, or to code in memory -*- C++ -*-===//
+// The back half of `tgc compile` and `tgc run`: kernels are compiled, then linked with the runtime.
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "IR/UOp.h"
+#include "Runtime/tgc_runtime.h"
+#include "Target/TargetInfo.h"
+
+#include <memory>
+#include <string>
+
+namespace tgc {
+
+struct CompileRequest {
+  TargetInfo target;
+  std::string outDir;
+  std::string name;        // the model's name: executable or library name, symbol prefix
+  std::string source;      // the .uop file, for comments
+  bool library = false;    // lib<name>.a + <name>.h instead of an executable
+  bool embedWeights = false;
+  std::string weightsFile; // the safetensors file (absolute), "" when the model has no weights
+  bool sanitize = false;   // AddressSanitizer in kernels, tables and the link
+};
+
+/// Compile a linear program whose kernels are linearized into files under r.outDir:
+/// kernels/<kernel>.{c,ll,o}, <name>_model.{c,o}, then the executable <name>, or lib<name>.a with <name>.h.
+bool compileProgram(const UOp *root, const CompileRequest &r, std::string &error);
+
+/// A program compiled into this process (LLVM's JIT), described for the runtime.
+class JitProgram {
+public:
+  JitProgram();
+  ~JitProgram();
+  bool build(const UOp *root, const std::string &name, const TargetInfo &target, std::string &error);
+  const tgc_program_info *program() const;
+
+private:
+  struct Storage;
+  std::unique_ptr<Storage> s_;
+};
+
+} // namespace tgc

@@ -1,0 +1,73 @@
+//===- KernelInfo.cpp - Facts renderers and the runtime need about a kernel -*- C++ -*-===//
+// One walk over the linear list with a stack of loop trip counts.
+//===----------------------------------------------------------------------===//
+
+#include "Target/KernelInfo.h"
+
+namespace tgc {
+
+std::string symbolName(const std::string &s) {
+  std::string out;
+  for (char c : s)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])))
+    out = "k_" + out;
+  return out;
+}
+
+KernelInfo analyzeKernel(const UOp *linear) {
+  if (linear->op() != Op::Linear)
+    internalError("analyzeKernel: not a linearized kernel");
+  KernelInfo k;
+  k.name = linear->arg().isString() ? linear->arg().getString() : "kernel";
+  std::vector<double> trips = {1};
+  int topLoops = 0;
+  const UOp *firstTop = nullptr;
+  bool storeOutside = false;
+  for (const UOp *u : linear->src()) {
+    double n = trips.back();
+    switch (u->op()) {
+    case Op::DefineGlobal: {
+      size_t slot = size_t(u->arg().getInt());
+      if (k.params.size() <= slot)
+        k.params.resize(slot + 1, dt::Void);
+      k.params[slot] = u->dtype().pointee();
+      break;
+    }
+    case Op::Range: {
+      double extent = u->src(0)->isConst() ? double(u->src(0)->constInt()) : 1;
+      if (trips.size() == 1) {
+        ++topLoops;
+        firstTop = firstTop ? firstTop : u;
+      }
+      trips.push_back(n * extent);
+      break;
+    }
+    case Op::End:
+      trips.pop_back();
+      break;
+    case Op::Load:
+    case Op::Store: {
+      const UOp *ptr = u->src(0);
+      DType e = ptr->dtype().pointee();
+      if (ptr->dtype().addrSpace() == AddrSpace::Global)
+        k.bytes += n * double(e.isBool() ? 1 : e.itemSize());
+      if (u->op() == Op::Store && trips.size() == 1 && ptr->dtype().addrSpace() == AddrSpace::Global)
+        storeOutside = true;
+      break;
+    }
+    default:
+      if (group::alu().contains(u->op()))
+        k.flops += n * u->dtype().lanes();
+    }
+  }
+  // split only a single top-level output loop with a constant trip count that holds every global store
+  if (topLoops == 1 && !storeOutside && firstTop->src(0)->isConst() && firstTop->arg().isTuple() &&
+      firstTop->arg().getTuple()[1].getString() == "loop") {
+    k.parallel = firstTop;
+    k.parallelExtent = firstTop->src(0)->constInt();
+  }
+  return k;
+}
+
+} // namespace tgc

@@ -1,0 +1,29 @@
+//===- KernelInfo.h - Facts renderers and the runtime need about a kernel -*- C++ -*-===//
+// Parameters, the loop that may run in parallel, and work estimates of a linearized kernel.
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "IR/UOp.h"
+
+#include <string>
+#include <vector>
+
+namespace tgc {
+
+struct KernelInfo {
+  std::string name;
+  std::vector<DType> params;     // element type of each define_global slot
+  const UOp *parallel = nullptr; // the top-level loop whose iterations may run on different threads
+  int64_t parallelExtent = 0;
+  double flops = 0; // arithmetic operations executed
+  double bytes = 0; // bytes loaded and stored (upper bound)
+};
+
+/// Analyze a kernel `linear`. Internal error if it is not one.
+KernelInfo analyzeKernel(const UOp *linear);
+
+/// Name usable as a C and LLVM symbol (letters, digits, '_').
+std::string symbolName(const std::string &s);
+
+} // namespace tgc

@@ -1,0 +1,127 @@
+//===- LLVMBackend.cpp - Optimizing and compiling LLVM modules --*- C++ -*-===//
+// New pass manager at O3 with the target machine (so the vectorizers know the CPU), legacy codegen to objects.
+//===----------------------------------------------------------------------===//
+
+#include "Target/LLVMBackend.h"
+
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/Transforms/Instrumentation/AddressSanitizer.h>
+
+#include <mutex>
+
+namespace tgc {
+
+void initializeLLVM() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+static std::unique_ptr<llvm::TargetMachine> machineFor(const TargetInfo &t, std::string &error) {
+  initializeLLVM();
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(t.triple, error);
+  if (!target)
+    return nullptr;
+  llvm::TargetOptions opts;
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
+      t.triple, t.cpu, t.features, opts, llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+}
+
+void markSanitizeAddress(llvm::Module &m) {
+  for (llvm::Function &f : m)
+    if (!f.isDeclaration())
+      f.addFnAttr(llvm::Attribute::SanitizeAddress);
+}
+
+bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bool sanitize) {
+  auto tm = machineFor(t, error);
+  if (!tm)
+    return false;
+  m.setTargetTriple(t.triple);
+  m.setDataLayout(tm->createDataLayout());
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder pb(tm.get(), tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  if (sanitize)
+    mpm.addPass(llvm::AddressSanitizerPass(llvm::AddressSanitizerOptions{}));
+  mpm.run(m, mam);
+  return true;
+}
+
+bool emitObject(llvm::Module &m, const TargetInfo &t, std::string &object, std::string &error) {
+  auto tm = machineFor(t, error);
+  if (!tm)
+    return false;
+  m.setTargetTriple(t.triple);
+  m.setDataLayout(tm->createDataLayout());
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return false;
+  }
+  pm.run(m);
+  object.assign(buffer.begin(), buffer.end());
+  return true;
+}
+
+std::string printModuleIR(const llvm::Module &m) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  m.print(os, nullptr);
+  return os.str();
+}
+
+Jit::Jit() = default;
+Jit::~Jit() = default;
+
+bool Jit::add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> c, std::string &error) {
+  initializeLLVM();
+  if (!jit_) {
+    auto j = llvm::orc::LLJITBuilder().create();
+    if (!j) {
+      error = llvm::toString(j.takeError());
+      return false;
+    }
+    jit_ = std::move(*j);
+  }
+  if (auto err = jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(c)))) {
+    error = llvm::toString(std::move(err));
+    return false;
+  }
+  return true;
+}
+
+uint64_t Jit::lookup(const std::string &name, std::string &error) {
+  auto sym = jit_->lookup(name);
+  if (!sym) {
+    error = llvm::toString(sym.takeError());
+    return 0;
+  }
+  return sym->getValue();
+}
+
+} // namespace tgc

@@ -1,0 +1,47 @@
+//===- LLVMBackend.h - Optimizing and compiling LLVM modules ----*- C++ -*-===//
+// The O3 pipeline for a target CPU, object emission, and an in-process JIT for `tgc run`.
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "Target/TargetInfo.h"
+
+#include <llvm/IR/Module.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace llvm::orc {
+class LLJIT;
+}
+
+namespace tgc {
+
+/// Initialize LLVM's native target once.
+void initializeLLVM();
+
+/// Run the O3 pipeline for the target on `m` (sets its triple and data layout), with AddressSanitizer when asked
+/// (functions marked by markSanitizeAddress). False with `error` on failure.
+bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bool sanitize = false);
+/// Ask AddressSanitizer to instrument every function of `m`.
+void markSanitizeAddress(llvm::Module &m);
+/// The object file of an optimized module.
+bool emitObject(llvm::Module &m, const TargetInfo &t, std::string &object, std::string &error);
+/// LLVM assembly text of a module.
+std::string printModuleIR(const llvm::Module &m);
+
+/// Compiled code in this process.
+class Jit {
+public:
+  Jit();
+  ~Jit();
+  bool add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> c, std::string &error);
+  /// Address of a function added before, or 0 with `error` set.
+  uint64_t lookup(const std::string &name, std::string &error);
+
+private:
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+};
+
+} // namespace tgc

@@ -1,0 +1,368 @@
+//===- LLVMRenderer.cpp - Linearized kernels to LLVM IR ---------*- C++ -*-===//
+// Builds an LLVM function per kernel with IRBuilder: loops with phis, guarded loads as selects, exact intrinsics.
+//===----------------------------------------------------------------------===//
+//
+// Semantics map directly: integers wrap (no nsw/nuw flags), idiv/mod are sdiv/srem (udiv/urem when unsigned),
+// float max is llvm.maximum (NaN-propagating, +0 > -0), comparisons are ordered except !=. A load through an
+// invalid index reads the buffer's first element instead and is then replaced by 0 (or the load's alt), so it
+// never touches memory outside the buffer and stays branch-free. bool values are i1, stored as i8.
+
+#include "Target/LLVMRenderer.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <unordered_map>
+
+namespace tgc {
+namespace {
+
+llvm::Type *scalarType(llvm::LLVMContext &c, DType d) {
+  switch (d.element().scalar()) {
+  case Scalar::Bool:
+    return llvm::Type::getInt1Ty(c);
+  case Scalar::I8:
+  case Scalar::U8:
+    return llvm::Type::getInt8Ty(c);
+  case Scalar::I16:
+  case Scalar::U16:
+    return llvm::Type::getInt16Ty(c);
+  case Scalar::I32:
+  case Scalar::U32:
+    return llvm::Type::getInt32Ty(c);
+  case Scalar::I64:
+  case Scalar::U64:
+  case Scalar::Index:
+    return llvm::Type::getInt64Ty(c);
+  case Scalar::F16:
+    return llvm::Type::getHalfTy(c);
+  case Scalar::BF16:
+    return llvm::Type::getBFloatTy(c);
+  case Scalar::F32:
+    return llvm::Type::getFloatTy(c);
+  case Scalar::F64:
+    return llvm::Type::getDoubleTy(c);
+  default:
+    return llvm::Type::getVoidTy(c);
+  }
+}
+
+/// How a value of dtype d is kept in memory (bool as i8).
+llvm::Type *memoryType(llvm::LLVMContext &c, DType d) {
+  return d.element().isBool() ? llvm::Type::getInt8Ty(c) : scalarType(c, d);
+}
+
+class LLVMKernel {
+public:
+  LLVMKernel(const UOp *linear, const KernelInfo &info, llvm::Module &m, const std::string &fn)
+      : linear_(linear), info_(info), mod_(m), c_(m.getContext()), b_(c_) {
+    llvm::Type *ptr = llvm::PointerType::get(c_, 0);
+    llvm::Type *i64 = llvm::Type::getInt64Ty(c_);
+    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr, i64, i64}, false);
+    f_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, fn, m);
+    f_->addFnAttr(llvm::Attribute::NoUnwind);
+    f_->addParamAttr(0, llvm::Attribute::NoAlias);
+    bufs_ = f_->getArg(0);
+    begin_ = f_->getArg(1);
+    end_ = f_->getArg(2);
+    entry_ = llvm::BasicBlock::Create(c_, "entry", f_);
+    b_.SetInsertPoint(entry_);
+  }
+
+  void render() {
+    for (const UOp *u : linear_->src())
+      emit(u);
+    b_.CreateRetVoid();
+  }
+
+private:
+  llvm::Type *type(DType d) { return scalarType(c_, d); }
+
+  llvm::Value *val(const UOp *u) {
+    if (u->op() == Op::Const)
+      return constant(u);
+    auto it = values_.find(u);
+    if (it == values_.end())
+      internalError("llvm renderer: '" + std::string(opName(u->op())) + "' used before it is defined");
+    return it->second;
+  }
+
+  llvm::Value *constant(const UOp *u) {
+    llvm::Type *t = type(u->dtype());
+    const Arg &a = u->arg();
+    if (a.isBool())
+      return llvm::ConstantInt::get(t, a.getBool());
+    if (a.isFloat())
+      return llvm::ConstantFP::get(t, a.getFloat());
+    return llvm::ConstantInt::get(t, uint64_t(a.getInt()), !u->dtype().isUnsigned());
+  }
+
+  llvm::Value *intrinsic(llvm::Intrinsic::ID id, llvm::Type *t, std::vector<llvm::Value *> args) {
+    llvm::Function *f = llvm::Intrinsic::getDeclaration(&mod_, id, {t});
+    return b_.CreateCall(f, args);
+  }
+
+  void emit(const UOp *u) {
+    switch (u->op()) {
+    case Op::Const:
+    case Op::Sink:
+    case Op::Noop:
+      return;
+    case Op::DefineGlobal: {
+      llvm::Value *slot = b_.CreateConstInBoundsGEP1_64(llvm::PointerType::get(c_, 0), bufs_, uint64_t(u->arg().getInt()));
+      values_[u] = b_.CreateLoad(llvm::PointerType::get(c_, 0), slot, "data" + std::to_string(u->arg().getInt()));
+      return;
+    }
+    case Op::DefineReg:
+    case Op::DefineLocal: {
+      llvm::IRBuilder<> eb(entry_, entry_->begin());
+      llvm::Type *et = memoryType(c_, u->dtype().pointee());
+      values_[u] = eb.CreateAlloca(et, eb.getInt64(uint64_t(u->arg().getTuple()[1].getInt())), "acc");
+      return;
+    }
+    case Op::Range:
+      openLoop(u);
+      return;
+    case Op::End:
+      closeLoop(u);
+      return;
+    case Op::After:
+      values_[u] = val(u->src(0));
+      if (auto it = valid_.find(u->src(0)); it != valid_.end())
+        valid_[u] = it->second;
+      if (auto it = base_.find(u->src(0)); it != base_.end())
+        base_[u] = it->second;
+      return;
+    case Op::Index:
+      index(u);
+      return;
+    case Op::Load:
+      load(u);
+      return;
+    case Op::Store:
+      store(u);
+      return;
+    default:
+      break;
+    }
+    if (group::elementwise().contains(u->op()) || u->op() == Op::Mulacc) {
+      values_[u] = alu(u);
+      return;
+    }
+    internalError("llvm renderer: cannot render '" + std::string(opName(u->op())) + "'");
+  }
+
+  struct Loop {
+    const UOp *range;
+    llvm::BasicBlock *header;
+    llvm::PHINode *phi;
+    llvm::BasicBlock *exit;
+  };
+
+  void openLoop(const UOp *r) {
+    llvm::Type *t = type(r->dtype());
+    llvm::Value *start = llvm::ConstantInt::get(t, 0);
+    llvm::Value *bound = val(r->src(0));
+    if (r == info_.parallel) {
+      start = b_.CreateIntCast(begin_, t, true);
+      bound = b_.CreateIntCast(end_, t, true);
+    }
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    llvm::BasicBlock *header = llvm::BasicBlock::Create(c_, "loop", f_);
+    llvm::BasicBlock *body = llvm::BasicBlock::Create(c_, "body", f_);
+    llvm::BasicBlock *exit = llvm::BasicBlock::Create(c_, "exit", f_);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode *phi = b_.CreatePHI(t, 2, "r" + std::to_string(r->arg().getTuple()[0].getInt()));
+    phi->addIncoming(start, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(phi, bound), body, exit);
+    b_.SetInsertPoint(body);
+    values_[r] = phi;
+    loops_.push_back({r, header, phi, exit});
+  }
+
+  void closeLoop(const UOp *e) {
+    if (loops_.empty() || loops_.back().range != e->src(1))
+      internalError("llvm renderer: 'end' does not close the innermost loop");
+    Loop l = loops_.back();
+    loops_.pop_back();
+    llvm::Value *next = b_.CreateAdd(l.phi, llvm::ConstantInt::get(l.phi->getType(), 1));
+    l.phi->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateBr(l.header);
+    b_.SetInsertPoint(l.exit);
+  }
+
+  void index(const UOp *u) {
+    llvm::Type *et = memoryType(c_, u->dtype().pointee());
+    llvm::Value *base = val(u->src(0));
+    values_[u] = b_.CreateGEP(et, base, val(u->src(1)));
+    base_[u] = base_.count(u->src(0)) ? base_[u->src(0)] : base;
+    llvm::Value *v = valid_.count(u->src(0)) ? valid_[u->src(0)] : nullptr;
+    if (u->numSrc() == 3)
+      v = v ? b_.CreateAnd(v, val(u->src(2))) : val(u->src(2));
+    if (v)
+      valid_[u] = v;
+  }
+
+  llvm::Value *condition(const UOp *u, llvm::Value *extra) {
+    auto it = valid_.find(u->src(0));
+    llvm::Value *v = it == valid_.end() ? nullptr : it->second;
+    if (extra)
+      v = v ? b_.CreateAnd(v, extra) : extra;
+    return v;
+  }
+
+  void load(const UOp *u) {
+    llvm::Value *gate = u->numSrc() == 3 ? val(u->src(2)) : nullptr;
+    llvm::Value *cond = condition(u, gate);
+    llvm::Value *ptr = val(u->src(0));
+    if (cond) // read something harmless where the access is masked off
+      ptr = b_.CreateSelect(cond, ptr, base_.at(u->src(0)));
+    DType d = u->dtype();
+    llvm::Value *v = b_.CreateLoad(memoryType(c_, d), ptr);
+    if (d.element().isBool())
+      v = b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+    if (cond) {
+      llvm::Value *alt = u->numSrc() == 3 ? val(u->src(1)) : llvm::Constant::getNullValue(type(d));
+      v = b_.CreateSelect(cond, v, alt);
+    }
+    values_[u] = v;
+  }
+
+  void store(const UOp *u) {
+    llvm::Value *gate = u->numSrc() == 3 ? val(u->src(2)) : nullptr;
+    llvm::Value *cond = condition(u, gate);
+    llvm::Value *v = val(u->src(1));
+    if (u->src(1)->dtype().element().isBool())
+      v = b_.CreateZExt(v, llvm::Type::getInt8Ty(c_));
+    if (!cond) {
+      b_.CreateStore(v, val(u->src(0)));
+      return;
+    }
+    llvm::BasicBlock *doStore = llvm::BasicBlock::Create(c_, "store", f_);
+    llvm::BasicBlock *after = llvm::BasicBlock::Create(c_, "stored", f_);
+    b_.CreateCondBr(cond, doStore, after);
+    b_.SetInsertPoint(doStore);
+    b_.CreateStore(v, val(u->src(0)));
+    b_.CreateBr(after);
+    b_.SetInsertPoint(after);
+  }
+
+  llvm::Value *cast(const UOp *u) {
+    llvm::Value *x = val(u->src(0));
+    DType from = u->src(0)->dtype(), to = u->dtype();
+    llvm::Type *t = type(to);
+    if (to.isBool())
+      return from.isFloat() ? b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0))
+                            : b_.CreateICmpNE(x, llvm::Constant::getNullValue(x->getType()));
+    bool srcSigned = from.isSigned();
+    if (from.isFloat() && to.isFloat())
+      return b_.CreateFPCast(x, t);
+    if (from.isFloat())
+      return to.isUnsigned() ? b_.CreateFPToUI(x, t) : b_.CreateFPToSI(x, t);
+    if (to.isFloat())
+      return srcSigned ? b_.CreateSIToFP(x, t) : b_.CreateUIToFP(x, t);
+    return b_.CreateIntCast(x, t, srcSigned);
+  }
+
+  llvm::Value *alu(const UOp *u) {
+    auto s = [&](size_t i) { return val(u->src(i)); };
+    DType d = u->op() == Op::Where ? u->src(1)->dtype() : u->src(0)->dtype();
+    bool fp = d.isFloat();
+    bool sgn = d.isSigned();
+    llvm::Type *t = type(u->dtype());
+    switch (u->op()) {
+    case Op::Add:
+      return fp ? b_.CreateFAdd(s(0), s(1)) : b_.CreateAdd(s(0), s(1));
+    case Op::Sub:
+      return fp ? b_.CreateFSub(s(0), s(1)) : b_.CreateSub(s(0), s(1));
+    case Op::Mul:
+      return fp ? b_.CreateFMul(s(0), s(1)) : b_.CreateMul(s(0), s(1));
+    case Op::Mulacc:
+      return fp ? b_.CreateFAdd(b_.CreateFMul(s(0), s(1)), s(2)) : b_.CreateAdd(b_.CreateMul(s(0), s(1)), s(2));
+    case Op::Fdiv:
+      return b_.CreateFDiv(s(0), s(1));
+    case Op::Idiv:
+      return sgn ? b_.CreateSDiv(s(0), s(1)) : b_.CreateUDiv(s(0), s(1));
+    case Op::Mod:
+      return sgn ? b_.CreateSRem(s(0), s(1)) : b_.CreateURem(s(0), s(1));
+    case Op::Max:
+      if (fp)
+        return intrinsic(llvm::Intrinsic::maximum, t, {s(0), s(1)});
+      return b_.CreateSelect(sgn ? b_.CreateICmpSGT(s(0), s(1)) : b_.CreateICmpUGT(s(0), s(1)), s(0), s(1));
+    case Op::Cmplt:
+      if (fp)
+        return b_.CreateFCmpOLT(s(0), s(1));
+      return sgn ? b_.CreateICmpSLT(s(0), s(1)) : b_.CreateICmpULT(s(0), s(1));
+    case Op::Cmpne:
+      return fp ? b_.CreateFCmpUNE(s(0), s(1)) : b_.CreateICmpNE(s(0), s(1));
+    case Op::Cmpeq:
+      return fp ? b_.CreateFCmpOEQ(s(0), s(1)) : b_.CreateICmpEQ(s(0), s(1));
+    case Op::And:
+      return b_.CreateAnd(s(0), s(1));
+    case Op::Or:
+      return b_.CreateOr(s(0), s(1));
+    case Op::Xor:
+      return b_.CreateXor(s(0), s(1));
+    case Op::Shl:
+      return b_.CreateShl(s(0), s(1));
+    case Op::Shr:
+      return sgn ? b_.CreateAShr(s(0), s(1)) : b_.CreateLShr(s(0), s(1));
+    case Op::Neg:
+      return fp ? b_.CreateFNeg(s(0)) : b_.CreateNeg(s(0));
+    case Op::Recip:
+      return b_.CreateFDiv(llvm::ConstantFP::get(t, 1.0), s(0));
+    case Op::Sqrt:
+      return intrinsic(llvm::Intrinsic::sqrt, t, {s(0)});
+    case Op::Exp2:
+      return intrinsic(llvm::Intrinsic::exp2, t, {s(0)});
+    case Op::Log2:
+      return intrinsic(llvm::Intrinsic::log2, t, {s(0)});
+    case Op::Sin:
+      return intrinsic(llvm::Intrinsic::sin, t, {s(0)});
+    case Op::Trunc:
+      return intrinsic(llvm::Intrinsic::trunc, t, {s(0)});
+    case Op::Pow:
+      return intrinsic(llvm::Intrinsic::pow, t, {s(0), s(1)});
+    case Op::Where:
+      return b_.CreateSelect(s(0), s(1), s(2));
+    case Op::Cast:
+      return cast(u);
+    case Op::Bitcast:
+      return b_.CreateBitCast(s(0), t);
+    default:
+      internalError("llvm renderer: no LLVM for '" + std::string(opName(u->op())) + "'");
+    }
+  }
+
+  const UOp *linear_;
+  const KernelInfo &info_;
+  llvm::Module &mod_;
+  llvm::LLVMContext &c_;
+  llvm::IRBuilder<> b_;
+  llvm::Function *f_;
+  llvm::Value *bufs_, *begin_, *end_;
+  llvm::BasicBlock *entry_;
+  std::vector<Loop> loops_;
+  std::unordered_map<const UOp *, llvm::Value *> values_;
+  std::unordered_map<const UOp *, llvm::Value *> valid_;
+  std::unordered_map<const UOp *, llvm::Value *> base_;
+};
+
+} // namespace
+
+void renderKernelLLVM(const UOp *linear, const KernelInfo &info, const std::string &function, llvm::Module &m) {
+  for (const UOp *u : linear->src())
+    if (u->dtype().isVector())
+      internalError("llvm renderer: vector dtypes are not supported yet");
+  LLVMKernel k(linear, info, m, function);
+  k.render();
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (llvm::verifyFunction(*m.getFunction(function), &os))
+    internalError("llvm renderer produced invalid IR for " + function + ": " + os.str());
+}
+
+} // namespace tgc

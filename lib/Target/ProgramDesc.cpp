@@ -1,0 +1,82 @@
+//===- ProgramDesc.cpp - A lowered program, ready for code generation -*- C++ -*-===//
+// Reads buffer args, dedupes kernels by node, makes kernel symbols unique and deterministic.
+//===----------------------------------------------------------------------===//
+
+#include "Target/ProgramDesc.h"
+
+#include <map>
+#include <set>
+
+namespace tgc {
+
+tgc_dtype runtimeDType(DType d) {
+  static const std::map<Scalar, tgc_dtype> m = {
+      {Scalar::Bool, TGC_BOOL}, {Scalar::I8, TGC_I8},   {Scalar::U8, TGC_U8},     {Scalar::I16, TGC_I16},
+      {Scalar::U16, TGC_U16},   {Scalar::I32, TGC_I32}, {Scalar::U32, TGC_U32},   {Scalar::I64, TGC_I64},
+      {Scalar::U64, TGC_U64},   {Scalar::F16, TGC_F16}, {Scalar::BF16, TGC_BF16}, {Scalar::F32, TGC_F32},
+      {Scalar::F64, TGC_F64}};
+  return m.at(d.element().scalar());
+}
+
+const char *runtimeDTypeName(DType d) {
+  static const char *names[] = {"TGC_BOOL", "TGC_I8",  "TGC_U8",  "TGC_I16",  "TGC_U16", "TGC_I32", "TGC_U32",
+                                "TGC_I64",  "TGC_U64", "TGC_F16", "TGC_BF16", "TGC_F32", "TGC_F64"};
+  return names[runtimeDType(d)];
+}
+
+static tgc_buffer_kind kindOf(const std::string &k) {
+  if (k == "input")
+    return TGC_INPUT;
+  if (k == "weight")
+    return TGC_WEIGHT;
+  if (k == "output")
+    return TGC_OUTPUT;
+  return TGC_TEMP;
+}
+
+bool describeProgram(const UOp *root, const std::string &name, ProgramDesc &out, std::string &error) {
+  if (root->op() != Op::Linear) {
+    error = "code generation needs a scheduled program (a linear of calls)";
+    return false;
+  }
+  out.name = name;
+  out.arenaBytes = root->arg().isInt() ? root->arg().getInt() : 0;
+  std::map<int64_t, const UOp *> byId;
+  for (const UOp *u : toposort(root))
+    if (u->op() == Op::Buffer)
+      byId[u->arg().getTuple()[0].getInt()] = u;
+  std::map<const UOp *, int> index;
+  for (auto &[id, b] : byId) {
+    const auto &t = b->arg().getTuple();
+    DType e = b->dtype().pointee();
+    index[b] = int(out.buffers.size());
+    out.buffers.push_back({kindOf(t[2].getString()), t[3].getString(), e, t[4].intTuple(),
+                           t[1].getInt() * (e.isBool() ? 1 : e.itemSize()), t[5].getInt()});
+  }
+  std::map<const UOp *, size_t> kernelOf;
+  std::set<std::string> symbols;
+  for (const UOp *call : root->src()) {
+    const UOp *k = call->src(0);
+    if (k->op() != Op::Linear) {
+      error = "kernel '" + (call->arg().isString() ? call->arg().getString() : std::string("?")) +
+              "' is not linearized (run the codegen pipeline)";
+      return false;
+    }
+    auto [it, fresh] = kernelOf.emplace(k, out.kernels.size());
+    if (fresh) {
+      KernelInfo info = analyzeKernel(k);
+      std::string sym = symbolName(info.name);
+      for (int n = 2; symbols.count(sym); ++n)
+        sym = symbolName(info.name) + "_" + std::to_string(n);
+      symbols.insert(sym);
+      out.kernels.push_back({k, sym, info});
+    }
+    CallDesc c{it->second, {}};
+    for (size_t i = 1; i < call->numSrc(); ++i)
+      c.args.push_back(index.at(call->src(i)));
+    out.calls.push_back(c);
+  }
+  return true;
+}
+
+} // namespace tgc

@@ -1,0 +1,49 @@
+//===- ProgramDesc.h - A lowered program, ready for code generation -*- C++ -*-===//
+// Buffers in id order, kernels with unique symbols, and calls as (kernel, buffer indices), from a linear program.
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "Runtime/tgc_runtime.h"
+#include "Target/KernelInfo.h"
+
+#include <string>
+#include <vector>
+
+namespace tgc {
+
+struct BufferDesc {
+  tgc_buffer_kind kind;
+  std::string name;
+  DType dtype;
+  Shape shape;
+  int64_t bytes;
+  int64_t offset; // arena offset of a planned temporary, else -1
+};
+
+struct KernelDesc {
+  const UOp *linear;
+  std::string symbol;
+  KernelInfo info;
+};
+
+struct CallDesc {
+  size_t kernel; // index into kernels
+  std::vector<int> args;
+};
+
+struct ProgramDesc {
+  std::string name;
+  std::vector<BufferDesc> buffers;
+  std::vector<KernelDesc> kernels;
+  std::vector<CallDesc> calls;
+  int64_t arenaBytes = 0;
+};
+
+/// Describe a linear program whose kernels are linearized. False with `error` when it is not one.
+bool describeProgram(const UOp *root, const std::string &name, ProgramDesc &out, std::string &error);
+
+tgc_dtype runtimeDType(DType d);
+const char *runtimeDTypeName(DType d); // "TGC_F32", ...
+
+} // namespace tgc

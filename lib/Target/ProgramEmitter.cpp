@@ -1,0 +1,246 @@
+//===- ProgramEmitter.cpp - The C file that describes a compiled program -*- C++ -*-===//
+// Tables of buffers and calls for the runtime, plus main() for executables or the public API for libraries.
+//===----------------------------------------------------------------------===//
+
+#include "Target/ProgramEmitter.h"
+
+#include "IR/Infer.h"
+
+namespace tgc {
+namespace {
+
+std::string quote(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s)
+    out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  return out + "\"";
+}
+
+const char *kindName(tgc_buffer_kind k) {
+  switch (k) {
+  case TGC_INPUT:
+    return "TGC_INPUT";
+  case TGC_WEIGHT:
+    return "TGC_WEIGHT";
+  case TGC_OUTPUT:
+    return "TGC_OUTPUT";
+  default:
+    return "TGC_TEMP";
+  }
+}
+
+std::string cElemType(DType d) {
+  switch (d.element().scalar()) {
+  case Scalar::Bool:
+    return "bool";
+  case Scalar::I8:
+    return "int8_t";
+  case Scalar::U8:
+    return "uint8_t";
+  case Scalar::I16:
+    return "int16_t";
+  case Scalar::U16:
+  case Scalar::F16:
+  case Scalar::BF16:
+    return "uint16_t"; // 16-bit floats cross the C API as their bits
+  case Scalar::I32:
+    return "int32_t";
+  case Scalar::U32:
+    return "uint32_t";
+  case Scalar::I64:
+    return "int64_t";
+  case Scalar::U64:
+    return "uint64_t";
+  case Scalar::F32:
+    return "float";
+  case Scalar::F64:
+    return "double";
+  default:
+    return "void";
+  }
+}
+
+std::string tables(const ProgramDesc &p, const EmitOptions &o) {
+  std::string s;
+  for (const KernelDesc &k : p.kernels)
+    s += "extern void " + o.prefix + k.symbol + "(void *const *, int64_t, int64_t);\n";
+  s += "\n";
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    const BufferDesc &b = p.buffers[i];
+    if (b.kind == TGC_WEIGHT && o.embedWeights)
+      s += "extern const unsigned char " + o.prefix + "weight_" + std::to_string(i) + "[];\n";
+    if (!b.shape.empty()) {
+      s += "static const int64_t shape" + std::to_string(i) + "[] = {";
+      for (size_t d = 0; d < b.shape.size(); ++d)
+        s += (d ? ", " : "") + std::to_string(b.shape[d]);
+      s += "};\n";
+    }
+  }
+  s += "\nstatic const tgc_buffer_info buffers[] = {\n";
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    const BufferDesc &b = p.buffers[i];
+    std::string data = b.kind == TGC_WEIGHT && o.embedWeights ? o.prefix + "weight_" + std::to_string(i) : "0";
+    s += "    {" + std::string(kindName(b.kind)) + ", " + quote(b.name) + ", " + runtimeDTypeName(b.dtype) + ", " +
+         std::to_string(b.shape.size()) + ", " + (b.shape.empty() ? "0" : "shape" + std::to_string(i)) + ", " +
+         std::to_string(b.bytes) + ", " + std::to_string(b.offset) + ", " + data + "},\n";
+  }
+  s += "};\n\n";
+  for (size_t c = 0; c < p.calls.size(); ++c) {
+    s += "static const int args" + std::to_string(c) + "[] = {";
+    for (size_t a = 0; a < p.calls[c].args.size(); ++a)
+      s += (a ? ", " : "") + std::to_string(p.calls[c].args[a]);
+    s += "};\n";
+  }
+  s += "\nstatic const tgc_call_info calls[] = {\n";
+  char buf[128];
+  for (size_t c = 0; c < p.calls.size(); ++c) {
+    const KernelDesc &k = p.kernels[p.calls[c].kernel];
+    std::snprintf(buf, sizeof(buf), "%.17g, %.17g", k.info.flops, k.info.bytes);
+    s += "    {" + quote(k.info.name) + ", " + o.prefix + k.symbol + ", " + std::to_string(p.calls[c].args.size()) +
+         ", args" + std::to_string(c) + ", " + std::to_string(k.info.parallelExtent) + ", " + buf + "},\n";
+  }
+  s += "};\n\n";
+  s += "const tgc_program_info " + o.prefix + "program = {" + quote(p.name) + ", " + std::to_string(p.buffers.size()) +
+       ", buffers, " + std::to_string(p.calls.size()) + ", calls, " + std::to_string(p.arenaBytes) + ", " +
+       (o.embedWeights || o.weightsPath.empty() ? "0" : quote(o.weightsPath)) + "};\n";
+  return s;
+}
+
+/// Parameter list of the run function: inputs, then outputs, typed.
+std::string runParams(const ProgramDesc &p) {
+  std::string s;
+  for (const BufferDesc &b : p.buffers)
+    if (b.kind == TGC_INPUT)
+      s += (s.empty() ? "" : ", ") + std::string("const ") + cElemType(b.dtype) + " *" + symbolName(b.name);
+  for (const BufferDesc &b : p.buffers)
+    if (b.kind == TGC_OUTPUT)
+      s += (s.empty() ? "" : ", ") + cElemType(b.dtype) + " *" + symbolName(b.name);
+  return s.empty() ? "void" : s;
+}
+
+std::string libraryApi(const ProgramDesc &p, const EmitOptions &o) {
+  const std::string &n = o.prefix;
+  std::string ins, outs;
+  int ni = 0, no = 0;
+  for (const BufferDesc &b : p.buffers) {
+    if (b.kind == TGC_INPUT) {
+      ins += (ins.empty() ? "" : ", ") + symbolName(b.name);
+      ++ni;
+    }
+    if (b.kind == TGC_OUTPUT) {
+      outs += (outs.empty() ? "" : ", ") + symbolName(b.name);
+      ++no;
+    }
+  }
+  std::string s = R"(
+static tgc_model *instance;
+static char last_error[512];
+
+const char *NAME_error(void) { return last_error; }
+
+int NAME_init(const char *weights_path, int num_threads) {
+  if (instance)
+    tgc_model_destroy(instance);
+  instance = tgc_model_create(&NAME_program, weights_path, num_threads, last_error, sizeof last_error);
+  return instance ? 0 : -1;
+}
+
+int NAME_run(@PARAMS@) {
+  if (!instance && NAME_init(0, 0) != 0)
+    return -1;
+  const void *inputs[] = {@INS@};
+  void *outputs[] = {@OUTS@};
+  return tgc_model_run(instance, inputs, outputs);
+}
+
+void NAME_free(void) {
+  tgc_model_destroy(instance);
+  instance = 0;
+}
+
+static const tgc_buffer_info *io(int kind, int i) {
+  for (int b = 0; b < NAME_program.num_buffers; ++b)
+    if ((int)NAME_program.buffers[b].kind == kind && i-- == 0)
+      return &NAME_program.buffers[b];
+  return 0;
+}
+
+int NAME_num_inputs(void) { return @NI@; }
+int NAME_num_outputs(void) { return @NO@; }
+const char *NAME_input_name(int i) { const tgc_buffer_info *b = io(TGC_INPUT, i); return b ? b->name : 0; }
+const char *NAME_output_name(int i) { const tgc_buffer_info *b = io(TGC_OUTPUT, i); return b ? b->name : 0; }
+tgc_dtype NAME_input_dtype(int i) { const tgc_buffer_info *b = io(TGC_INPUT, i); return b ? b->dtype : TGC_F32; }
+tgc_dtype NAME_output_dtype(int i) { const tgc_buffer_info *b = io(TGC_OUTPUT, i); return b ? b->dtype : TGC_F32; }
+int NAME_input_rank(int i) { const tgc_buffer_info *b = io(TGC_INPUT, i); return b ? b->rank : -1; }
+int NAME_output_rank(int i) { const tgc_buffer_info *b = io(TGC_OUTPUT, i); return b ? b->rank : -1; }
+const int64_t *NAME_input_shape(int i) { const tgc_buffer_info *b = io(TGC_INPUT, i); return b ? b->shape : 0; }
+const int64_t *NAME_output_shape(int i) { const tgc_buffer_info *b = io(TGC_OUTPUT, i); return b ? b->shape : 0; }
+)";
+  auto replace = [&](const std::string &from, const std::string &to) {
+    for (size_t pos; (pos = s.find(from)) != std::string::npos;)
+      s.replace(pos, from.size(), to);
+  };
+  replace("NAME_", n);
+  replace("@PARAMS@", runParams(p));
+  replace("@INS@", ins.empty() ? "0" : ins);
+  replace("@OUTS@", outs.empty() ? "0" : outs);
+  replace("@NI@", std::to_string(ni));
+  replace("@NO@", std::to_string(no));
+  return s;
+}
+
+} // namespace
+
+std::string emitProgramC(const ProgramDesc &p, const EmitOptions &o) {
+  std::string s = "/* Generated by tgc from " + o.source + ": the program '" + p.name + "' (" +
+                  std::to_string(p.calls.size()) + " kernel calls). */\n#include <stdbool.h>\n#include <stdint.h>\n"
+                  "#include \"tgc_runtime.h\"\n\n";
+  s += tables(p, o);
+  if (o.library)
+    s += libraryApi(p, o);
+  else
+    s += "\nint main(int argc, char **argv) { return tgc_main(&" + o.prefix + "program, argc, argv); }\n";
+  return s;
+}
+
+std::string emitHeader(const ProgramDesc &p, const EmitOptions &o) {
+  const std::string &n = o.prefix;
+  std::string guard = symbolName(n) + "H";
+  for (char &c : guard)
+    c = char(std::toupper(static_cast<unsigned char>(c)));
+  std::string doc;
+  for (const BufferDesc &b : p.buffers)
+    if (b.kind == TGC_INPUT || b.kind == TGC_OUTPUT)
+      doc += std::string(" *   ") + (b.kind == TGC_INPUT ? "input  " : "output ") + b.name + ": " + b.dtype.str() +
+             shapeStr(b.shape) + ", row-major\n";
+  std::string s = "/* " + n + "run and friends: the model '" + p.name + "' compiled by tgc from " + o.source + ".\n"
+                  " *\n"
+                  " * int " + n + "run(" + runParams(p) + ");\n"
+                  " *   Runs the model once. Buffers are caller-owned, row-major, of these dtypes and shapes:\n" +
+                  doc +
+                  " *   float16 and bfloat16 tensors are passed as their 16-bit patterns. Returns 0, or -1 when the\n"
+                  " *   model could not be prepared (see " + n + "error()). The first call prepares the model (loads\n"
+                  " *   weights, allocates memory, starts threads); " + n + "init() does it explicitly. Not thread-safe:\n"
+                  " *   one run at a time.\n"
+                  " */\n"
+                  "#ifndef " + guard + "\n#define " + guard + "\n\n#include <stdbool.h>\n#include <stdint.h>\n"
+                  "#include \"tgc_runtime.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  s += "int " + n + "run(" + runParams(p) + ");\n";
+  s += "/* Prepare with weights from this safetensors file (NULL: the embedded weights, or the file named at\n"
+       " * compile time) on num_threads threads (<= 0: one per core). Returns 0, or -1 (see " + n + "error()). */\n";
+  s += "int " + n + "init(const char *weights_path, int num_threads);\n";
+  s += "void " + n + "free(void);\nconst char *" + n + "error(void);\n\n/* Introspection. */\n";
+  for (const char *io : {"input", "output"}) {
+    s += "int " + n + "num_" + io + "s(void);\n";
+    s += "const char *" + n + io + "_name(int i);\n";
+    s += "tgc_dtype " + n + io + "_dtype(int i);\n";
+    s += "int " + n + io + "_rank(int i);\n";
+    s += "const int64_t *" + n + io + "_shape(int i);\n";
+  }
+  s += "\n/* The program description the functions above run (for tgc_model_create). */\n";
+  s += "extern const tgc_program_info " + n + "program;\n";
+  s += "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+  return s;
+}
+
+} // namespace tgc

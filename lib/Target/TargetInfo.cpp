@@ -1,0 +1,51 @@
+//===- TargetInfo.cpp - What a code generation target offers ----*- C++ -*-===//
+// CPU targets ask LLVM for the host CPU and its features.
+//===----------------------------------------------------------------------===//
+
+#include "Target/TargetInfo.h"
+
+#include <llvm/ADT/StringMap.h>
+
+#include <algorithm>
+#include <vector>
+#include <llvm/TargetParser/Host.h>
+
+namespace tgc {
+
+static std::string hostFeatures() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  std::string out;
+  std::vector<std::string> names;
+  for (auto &f : features)
+    names.push_back((f.second ? "+" : "-") + f.first().str());
+  std::sort(names.begin(), names.end()); // deterministic
+  for (const std::string &n : names)
+    out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+static int vectorBitsOf(const std::string &features) {
+  if (features.find("+avx512f") != std::string::npos)
+    return 512;
+  if (features.find("+avx") != std::string::npos)
+    return 256;
+  return 128;
+}
+
+std::optional<TargetInfo> targetFor(const std::string &name, const std::string &cpu, const std::string &features,
+                                    std::string &error) {
+  if (name != "cpu" && name != "c") {
+    error = "unknown target '" + name + "' (available: cpu, c)";
+    return std::nullopt;
+  }
+  TargetInfo t;
+  t.name = name;
+  t.triple = llvm::sys::getDefaultTargetTriple();
+  t.cpu = cpu.empty() || cpu == "native" ? llvm::sys::getHostCPUName().str() : cpu;
+  t.features = features.empty() ? (cpu.empty() || cpu == "native" ? hostFeatures() : "") : features;
+  t.vectorBits = vectorBitsOf(t.features);
+  t.cflags = "-O3 -fwrapv -fno-math-errno -fPIC -march=" + (cpu.empty() ? std::string("native") : cpu);
+  return t;
+}
+
+} // namespace tgc

@@ -1,0 +1,32 @@
+//===- TargetInfo.h - What a code generation target offers ------*- C++ -*-===//
+// The capabilities that parameterize lowering (vector width, native ops, threads) and how code is compiled.
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace tgc {
+
+struct TargetInfo {
+  std::string name;       // "cpu" (LLVM, in process) or "c" (C source, system compiler)
+  std::string triple;     // LLVM target triple
+  std::string cpu;        // CPU name (e.g. znver4), "native" resolved to the host
+  std::string features;   // LLVM feature string (+avx2,+fma,...)
+  int vectorBits = 128;   // widest vector register
+  bool hasThreads = true; // kernels' outer loops may be split across threads
+  bool hasLocal = false;  // workgroup-local memory (GPUs)
+  bool hasShared = false;
+  /// exp2, log2 and sin are used as the target provides them; otherwise decompose-transcendentals replaces them.
+  bool nativeTranscendentals = false;
+  /// Flags for the system C compiler (c target).
+  std::string cflags;
+};
+
+/// The target for a -target= name, with optional CPU and feature overrides ("" = the host's). nullopt with
+/// `error` set for an unknown target.
+std::optional<TargetInfo> targetFor(const std::string &name, const std::string &cpu, const std::string &features,
+                                    std::string &error);
+
+} // namespace tgc

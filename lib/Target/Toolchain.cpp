@@ -1,0 +1,91 @@
+//===- Toolchain.cpp - Running the system compiler, archiver and linker -*- C++ -*-===//
+// posix_spawnp with a pipe for the child's output.
+//===----------------------------------------------------------------------===//
+
+#include "Target/Toolchain.h"
+
+#include "Target/BuildPaths.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace tgc {
+
+namespace fs = std::filesystem;
+
+ProcessResult runProcess(const std::vector<std::string> &argv) {
+  ProcessResult r;
+  int fds[2];
+  if (pipe(fds) != 0)
+    return r;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  std::vector<char *> args;
+  for (const std::string &a : argv)
+    args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    r.output = "cannot run '" + argv[0] + "'";
+    return r;
+  }
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof(buf))) > 0)
+    r.output.append(buf, size_t(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+static std::string envOr(const char *name, const char *fallback) {
+  const char *v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::string cCompiler() { return envOr("CC", "cc"); }
+std::string cxxCompiler() { return envOr("CXX", "c++"); }
+std::string archiver() { return envOr("AR", "ar"); }
+
+static bool usable(const fs::path &lib, const fs::path &inc) {
+  std::error_code ec;
+  return fs::exists(lib, ec) && fs::exists(inc / "tgc_runtime.h", ec);
+}
+
+bool findRuntime(RuntimeFiles &out, std::string &error) {
+  std::vector<std::pair<fs::path, fs::path>> candidates;
+  if (const char *dir = std::getenv("TGC_RUNTIME_DIR"))
+    candidates.emplace_back(fs::path(dir) / "libtgcruntime.a", fs::path(dir));
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path prefix = exe.parent_path().parent_path();
+    candidates.emplace_back(prefix / "lib" / "libtgcruntime.a", prefix / "include" / "tgc");
+  }
+  candidates.emplace_back(fs::path(kBuildRuntimeLibrary), fs::path(kSourceRuntimeInclude));
+  for (const auto &[lib, inc] : candidates) {
+    if (usable(lib, inc)) {
+      out.library = lib.string();
+      out.includeDir = inc.string();
+      return true;
+    }
+  }
+  error = "cannot find the tgc runtime (libtgcruntime.a and tgc_runtime.h); set TGC_RUNTIME_DIR";
+  return false;
+}
+
+} // namespace tgc

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Every tensor-level program in test/ and examples/ gives the same outputs through every way of running it.
+
+For each `// -----` chunk that is a tensor graph: the reference interpreter (tgc run --interp), LLVM's JIT (tgc run),
+and compiled executables for the cpu target (LLVM) and the c target (C through the system compiler), all on the
+same generated inputs. Outputs must agree within float tolerance (integers exactly). With --sanitize, executables
+are built with AddressSanitizer (kernels, tables and link), which fails the run on any invalid memory access.
+Usage: check_backends.py SOURCE_DIR TGC WORKDIR [--sanitize] [--targets cpu,c] [--only SUBSTRING]
+"""
+import json
+import math
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+TOL = {"<f4": (1e-4, 1e-5), "<f8": (1e-9, 1e-12), "<f2": (1e-2, 1e-3), "<V2": (2e-2, 1e-2)}
+FMT = {"<f4": "f", "<f8": "d", "<f2": "e", "<i4": "i", "<i8": "q", "|b1": "?", "|u1": "B", "|i1": "b",
+       "<i2": "h", "<u2": "H", "<u4": "I", "<u8": "Q", "<V2": "H"}
+
+
+def read_npy(path):
+    data = open(path, "rb").read()
+    hlen = struct.unpack("<H", data[8:10])[0]
+    header = data[10:10 + hlen].decode()
+    descr = re.search(r"'descr': '([^']+)'", header).group(1)
+    fmt = FMT[descr]
+    size = struct.calcsize(fmt)
+    body = data[10 + hlen:]
+    values = list(struct.unpack("<" + fmt * (len(body) // size), body))
+    if descr == "<V2":  # bfloat16 bits
+        values = [struct.unpack("<f", struct.pack("<I", v << 16))[0] for v in values]
+    return descr, values
+
+
+def close(a, b, tol):
+    if isinstance(a, float) and (math.isnan(a) or math.isnan(b)):
+        return math.isnan(a) and math.isnan(b)
+    if isinstance(a, float) and (math.isinf(a) or math.isinf(b)):
+        return a == b
+    return abs(a - b) <= tol[1] + tol[0] * abs(b)
+
+
+def compare(ref_dir, got_dir):
+    for name in sorted(os.listdir(ref_dir)):
+        descr, ref = read_npy(os.path.join(ref_dir, name))
+        path = os.path.join(got_dir, name)
+        if not os.path.exists(path):
+            return f"{name} missing"
+        _, got = read_npy(path)
+        tol = TOL.get(descr, (0, 0))
+        if len(ref) != len(got):
+            return f"{name}: {len(got)} elements instead of {len(ref)}"
+        for i, (a, b) in enumerate(zip(got, ref)):
+            if not close(a, b, tol):
+                return f"{name}: element {i} is {a}, expected {b}"
+    return None
+
+
+def run(cmd, timeout=300):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+def main():
+    src, tgc, work = sys.argv[1], sys.argv[2], sys.argv[3]
+    sanitize = "--sanitize" in sys.argv
+    targets = sys.argv[sys.argv.index("--targets") + 1].split(",") if "--targets" in sys.argv else ["cpu", "c"]
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    files = []
+    for top in ("test", "examples"):
+        for root, _, names in os.walk(os.path.join(src, top)):
+            files += [os.path.join(root, n) for n in sorted(names) if n.endswith(".uop") and only in n]
+    programs = failures = 0
+    for path in sorted(files):
+        for i, chunk in enumerate(re.split(r"^// -----[ \t]*\n", open(path).read(), flags=re.M)):
+            base = os.path.join(work, f"p{programs + failures}")
+            uop = base + ".uop"
+            # keep the weights directive working: use the original file's weights, or generate them
+            weights = re.search(r'^weights "([^"]+)"', chunk, flags=re.M)
+            generate = False
+            if weights:
+                wpath = os.path.join(os.path.dirname(path), weights.group(1))
+                if not os.path.exists(wpath):
+                    wpath, generate = base + ".safetensors", True
+                chunk = chunk.replace(weights.group(0), f'weights "{os.path.abspath(wpath)}"')
+            open(uop, "w").write(chunk)
+            info = run([tgc, "info", uop, "--json"])
+            if info.returncode != 0 or json.loads(info.stdout)["stage"] != "tensor":
+                continue
+            if generate:
+                run([sys.executable, os.path.join(src, "scripts", "make_weights.py"), tgc, uop])
+            label = f"{os.path.relpath(path, src)} chunk {i}"
+            ref = base + ".interp"
+            r = run([tgc, "run", uop, "--interp", "--seed", "1", "--output-dir", ref])
+            if r.returncode != 0 and "undefined result" in r.stderr:
+                continue  # the program divides by zero or shifts too far on these inputs: nothing to compare
+            if r.returncode != 0:
+                failures += 1
+                print(f"FAIL {label}: interpreter: {r.stderr.strip()}")
+                continue
+            problems = []
+            if not sanitize:
+                r = run([tgc, "run", uop, "--seed", "1", "--output-dir", base + ".jit"])
+                problems.append(("jit", r.stderr.strip() if r.returncode else compare(ref, base + ".jit")))
+            for target in targets:
+                out = f"{base}.{target}"
+                cmd = [tgc, "compile", uop, "-o", out, f"--target={target}", "--name", "model"]
+                if sanitize:
+                    cmd.append("--sanitize-address")
+                r = run(cmd)
+                if r.returncode != 0:
+                    problems.append((target, "compile: " + r.stderr.strip()))
+                    continue
+                r = run([os.path.join(out, "model"), "--seed", "1", "--output-dir", out + ".out"])
+                problems.append((target, r.stderr.strip() if r.returncode else compare(ref, out + ".out")))
+            bad = [(w, p) for w, p in problems if p]
+            if bad:
+                failures += 1
+                for w, p in bad:
+                    print(f"FAIL {label} ({w}): {p[-1500:]}")
+            else:
+                programs += 1
+    kind = "sanitized executables" if sanitize else "interpreter = jit = " + " = ".join(targets)
+    print(f"backends: {programs} programs agree ({kind}), {failures} failed")
+    return 1 if failures or programs == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+//===- CompileCommand.cpp - tgc compile -------------------------*- C++ -*-===//
+// Lower a model, render and compile its kernels, and link an executable or a static library with a C header.
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "IR/Verifier.h"
+#include "Support/Logging.h"
+#include "Target/Compiler.h"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace tgc {
+
+namespace fs = std::filesystem;
+
+static int oneLineError(const std::string &msg) {
+  std::fprintf(stderr, "tgc: error: %s\n", msg.c_str());
+  return 1;
+}
+
+static void printKernels(const Module &m) {
+  int n = 0;
+  std::string text;
+  for (const UOp *call : m.root->src()) {
+    ++n;
+    text += "  " + (call->arg().isString() ? call->arg().getString() : std::string("kernel")) + "\n";
+    if (debugLevel() >= 3)
+      text += printGraph(call->src(0));
+  }
+  std::fprintf(stderr, "tgc: scheduled %d kernels\n%s", n, text.c_str());
+}
+
+int compileCommand(const CompileOptions &o) {
+  Context ctx;
+  SourceManager sm;
+  DiagEngine diags(&sm);
+  std::optional<Module> m = loadModel(ctx, o.input, sm, diags);
+  if (!m)
+    return 1;
+  if (detectStage(m->root) != Stage::Tensor)
+    return oneLineError("tgc compile needs a tensor-level model (inputs, outputs and tensor ops)");
+  std::string err;
+  auto target = targetFor(o.target, o.cpu, o.features, err);
+  if (!target)
+    return oneLineError(err);
+  if (o.emit != "exe" && o.emit != "lib")
+    return oneLineError("--emit must be exe or lib, not '" + o.emit + "'");
+  if (o.weights != "embed" && o.weights != "external")
+    return oneLineError("--weights must be embed or external, not '" + o.weights + "'");
+  CompileRequest r;
+  r.target = *target;
+  r.outDir = o.outDir;
+  r.name = o.name.empty() ? fs::path(o.input).stem().string() : o.name;
+  r.source = fs::path(o.input).filename().string();
+  r.library = o.emit == "lib";
+  r.embedWeights = o.weights == "embed";
+  r.weightsFile = weightsFilePath(*m);
+  r.sanitize = o.sanitize;
+  if (r.embedWeights && r.weightsFile.empty())
+    r.embedWeights = false; // nothing to embed
+  if (!lowerForCodegen(*m, diags))
+    return 1;
+  if (debugLevel() >= 1)
+    printKernels(*m);
+  if (!compileProgram(m->root, r, err))
+    return oneLineError(err);
+  if (debugLevel() >= 4)
+    std::fprintf(stderr, "tgc: sources are in %s/kernels\n", o.outDir.c_str());
+  return 0;
+}
+
+} // namespace tgc
