@@ -13,6 +13,7 @@ config.test_exec_root = os.path.join(os.path.dirname(config.tgc_tools_dir), "tes
 path = os.path.pathsep.join([config.tgc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 config.environment["PATH"] = path + os.path.pathsep + os.environ.get("PATH", "")
 config.substitutions.append(("%tgc_src", config.tgc_source_dir))
+config.substitutions.append(("%tgc_build", config.tgc_build_dir))
 config.substitutions.append(("%python", "python3"))
 if config.tgc_has_fuzzer:
     config.available_features.add("fuzzer")

@@ -92,7 +92,7 @@ def main():
             if info.returncode != 0 or json.loads(info.stdout)["stage"] != "tensor":
                 continue
             if generate:
-                run([sys.executable, os.path.join(src, "scripts", "make_weights.py"), tgc, uop])
+                run([tgc, "weights", uop])
             label = f"{os.path.relpath(path, src)} chunk {i}"
             ref = base + ".interp"
             r = run([tgc, "run", uop, "--interp", "--seed", "1", "--output-dir", ref])

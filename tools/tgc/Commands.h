@@ -33,9 +33,17 @@ struct CompileOptions {
   std::string emit = "exe";
   std::string weights = "embed";
   std::string name;
+  std::string weightsFile; // overrides the model's weights directive
   bool sanitize = false;
 };
 int compileCommand(const CompileOptions &o);
+
+struct WeightsOptions {
+  std::string input;
+  std::string output; // default: the file the model's weights directive names
+  uint64_t seed = 0;
+};
+int weightsCommand(const WeightsOptions &o);
 
 struct InfoOptions {
   std::string input;

@@ -56,7 +56,9 @@ int compileCommand(const CompileOptions &o) {
   r.source = fs::path(o.input).filename().string();
   r.library = o.emit == "lib";
   r.embedWeights = o.weights == "embed";
-  r.weightsFile = weightsFilePath(*m);
+  r.weightsFile = o.weightsFile.empty() ? weightsFilePath(*m) : fs::absolute(o.weightsFile).string();
+  if (!o.weightsFile.empty())
+    m->weightFiles = {r.weightsFile};
   r.sanitize = o.sanitize;
   if (r.embedWeights && r.weightsFile.empty())
     r.embedWeights = false; // nothing to embed

@@ -39,6 +39,14 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--name", compile.name, "the model's name (default: the file's)");
   compileCmd->add_flag("--sanitize-address", compile.sanitize, "build kernels and tables with AddressSanitizer");
 
+  compileCmd->add_option("--weights-file", compile.weightsFile, "the safetensors file (default: the model's)");
+
+  tgc::WeightsOptions weights;
+  CLI::App *weightsCmd = app.add_subcommand("weights", "write deterministic weights for a model (examples, tests)");
+  weightsCmd->add_option("input", weights.input, "the .uop model")->required();
+  weightsCmd->add_option("-o,--output", weights.output, "the safetensors file (default: the model's)");
+  weightsCmd->add_option("--seed", weights.seed, "seed (default 0)");
+
   tgc::InfoOptions info;
   CLI::App *infoCmd = app.add_subcommand("info", "list a model's inputs, outputs, weights and ops");
   infoCmd->add_option("input", info.input, "the .uop model")->required();
@@ -58,5 +66,7 @@ int main(int argc, char **argv) {
     return tgc::runCommand(run);
   if (*compileCmd)
     return tgc::compileCommand(compile);
+  if (*weightsCmd)
+    return tgc::weightsCommand(weights);
   return tgc::infoCommand(info);
 }

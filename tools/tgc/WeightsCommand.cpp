@@ -1,0 +1,89 @@
+//===- WeightsCommand.cpp - tgc weights -------------------------*- C++ -*-===//
+// Writes deterministic weights for a model's `weight` nodes into a safetensors file, for examples and tests.
+//===----------------------------------------------------------------------===//
+//
+// Each weight gets values uniform in [-s, s) with s = 1/sqrt(fan_in) (the product of all axes but the first), from
+// the input generator (lib/Runtime/Random.cpp) seeded with --seed and the tensor's name: the same bytes everywhere.
+
+#include "Commands.h"
+
+#include "Runtime/Half.h"
+#include "Runtime/Random.h"
+#include "Runtime/Safetensors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+namespace tgc {
+
+namespace fs = std::filesystem;
+
+static void scale(rt::Array &a, double s) {
+  int64_t n = a.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    uint8_t *p = a.data.data() + i * rt::elemSize(a.type);
+    if (a.type == rt::ElemType::F32) {
+      float f;
+      std::memcpy(&f, p, 4);
+      f = float(f * s);
+      std::memcpy(p, &f, 4);
+    } else if (a.type == rt::ElemType::F64) {
+      double d;
+      std::memcpy(&d, p, 8);
+      d *= s;
+      std::memcpy(p, &d, 8);
+    } else if (a.type == rt::ElemType::F16 || a.type == rt::ElemType::BF16) {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      bool half = a.type == rt::ElemType::F16;
+      float f = float((half ? rt::halfToFloat(h) : rt::bf16ToFloat(h)) * s);
+      h = half ? rt::floatToHalf(f) : rt::floatToBF16(f);
+      std::memcpy(p, &h, 2);
+    }
+  }
+}
+
+int weightsCommand(const WeightsOptions &o) {
+  Context ctx;
+  SourceManager sm;
+  DiagEngine diags(&sm);
+  std::optional<Module> m = loadModel(ctx, o.input, sm, diags);
+  if (!m)
+    return 1;
+  std::string out = o.output.empty() ? weightsFilePath(*m) : o.output;
+  if (out.empty()) {
+    std::fprintf(stderr, "tgc: error: %s names no weights file; pass -o FILE\n", o.input.c_str());
+    return 1;
+  }
+  std::vector<interp::TensorSpec> sig;
+  std::string err;
+  if (!interp::signature(*m, sig, err)) {
+    std::fprintf(stderr, "tgc: error: %s\n", err.c_str());
+    return 1;
+  }
+  std::vector<std::pair<std::string, rt::Array>> tensors;
+  for (const interp::TensorSpec &s : sig) {
+    if (s.role != interp::TensorSpec::Role::Weight)
+      continue;
+    rt::Array a = interp::randomArray(s, o.seed);
+    int64_t fanIn = 1;
+    for (size_t i = 1; i < s.shape.size(); ++i)
+      fanIn *= s.shape[i];
+    if (s.shape.size() <= 1)
+      fanIn = s.shape.empty() ? 1 : s.shape[0];
+    scale(a, 1.0 / std::sqrt(double(std::max<int64_t>(fanIn, 1))));
+    tensors.emplace_back(s.name, std::move(a));
+  }
+  std::sort(tensors.begin(), tensors.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+  if (!rt::writeSafetensors(out, tensors, err)) {
+    std::fprintf(stderr, "tgc: error: %s\n", err.c_str());
+    return 1;
+  }
+  std::printf("wrote %zu tensors to %s\n", tensors.size(), out.c_str());
+  return 0;
+}
+
+} // namespace tgc
