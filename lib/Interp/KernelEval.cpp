@@ -9,6 +9,11 @@
 //  - Values are evaluated with the current loop values; reduce(v, r...) folds v over every value of its ranges.
 //  - index(b, i[, valid]) is a pointer; loads through an invalid one give the load's alt (or 0) and stores are
 //    skipped. Every valid access is bounds-checked.
+// A kernel after lower-reduce (accumulators, `after`) has its meaning in the linear order: it is linearized and
+// run as a list, where `range` starts a loop and `end` jumps back.
+//
+// Speed without changing meaning: nodes are numbered densely, and a computed value is reused until one of the
+// ranges it depends on takes a new value (or, for values that read memory, until the next store).
 
 #include "Interp/Internal.h"
 
@@ -19,22 +24,28 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
-#include <set>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace tgc::interp {
 namespace {
 
 /// A value during kernel execution: lanes of data, or a pointer into a buffer.
 struct Val {
-  std::vector<Arg> lanes;
+  Arg scalar;              // lane 0
+  std::vector<Arg> more;   // lanes 1.. of a vector
   int buffer = -1;
   int64_t offset = 0;
   bool valid = true;
-};
 
-using RangeSet = std::vector<const UOp *>; // sorted by axis id, then pointer-free structural order
+  size_t lanes() const { return 1 + more.size(); }
+  const Arg &lane(size_t l) const { return l == 0 ? scalar : more[l - 1]; }
+  void push(Arg a) {
+    if (buffer < 0 && scalar.isNone() && more.empty())
+      scalar = std::move(a);
+    else
+      more.push_back(std::move(a));
+  }
+};
 
 bool rangeBefore(const UOp *a, const UOp *b) {
   int64_t ia = a->arg().isTuple() ? a->arg().getTuple()[0].getInt() : 0;
@@ -44,172 +55,354 @@ bool rangeBefore(const UOp *a, const UOp *b) {
   return UOp::structuralLess(a, b);
 }
 
-RangeSet merge(const RangeSet &a, const RangeSet &b) {
-  RangeSet out;
-  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out), rangeBefore);
-  return out;
-}
-
-RangeSet minus(const RangeSet &a, std::span<const UOp *const> drop) {
-  RangeSet out;
-  for (const UOp *r : a)
-    if (std::find(drop.begin(), drop.end(), r) == drop.end())
-      out.push_back(r);
-  return out;
+Arg identity(Op op, DType d) {
+  if (op == Op::Add)
+    return fromInt(0, d);
+  if (op == Op::Mul)
+    return fromInt(1, d);
+  return d.isFloat() ? Arg(-std::numeric_limits<double>::infinity()) : Arg(dtypeMin(d));
 }
 
 class Kernel {
 public:
-  Kernel(const UOp *sink, std::vector<Memory> &buffers) : sink_(sink), buffers_(buffers) {
-    for (const UOp *u : toposort(sink))
-      computeFree(u);
+  Kernel(const UOp *root, std::vector<Memory> &buffers) : buffers_(buffers) {
+    nodes_ = toposort(root);
+    size_t n = nodes_.size();
+    for (size_t i = 0; i < n; ++i)
+      index_[nodes_[i]] = int(i);
+    src_.resize(n);
+    free_.resize(n);
+    readsMemory_.assign(n, 0);
+    for (size_t i = 0; i < n; ++i)
+      analyze(int(i));
+    value_.resize(n);
+    stamp_.assign(n, 0);
+    changed_.assign(n, 0);
+    rangeValue_.assign(n, 0);
+    bound_.assign(n, 0);
   }
 
-  void run() {
-    Env env;
-    exec(sink_, env);
-  }
+  /// Run a kernel sink: its effects, recursively.
+  void runGraph() { exec(int(nodes_.size()) - 1); }
 
   /// Run a linearized kernel: a small machine over the list, loops by jumping back from `end` to after `range`.
   void runLinear(const UOp *linear) {
-    Env env;
-    Memo memo;
-    std::vector<std::pair<const UOp *, size_t>> loops; // range, its position
+    linear_ = true;
+    std::vector<std::pair<int, size_t>> loops; // range, its position
     auto list = linear->src();
     for (size_t pc = 0; pc < list.size(); ++pc) {
-      const UOp *u = list[pc];
+      int i = index_.at(list[pc]);
+      const UOp *u = nodes_[size_t(i)];
       switch (u->op()) {
       case Op::Range: {
-        int64_t n = eval(u->src(0), env, memo).lanes[0].getInt();
-        if (n <= 0) {
+        if (bound(value(src_[size_t(i)][0])) <= 0) {
           pc = matchingEnd(list, pc);
           continue;
         }
-        env[u] = 0;
-        memo.values[u] = scalar(fromInt(0, u->dtype()));
-        loops.emplace_back(u, pc);
+        bind(i, 0);
+        loops.emplace_back(i, pc);
         continue;
       }
       case Op::End: {
-        if (loops.empty() || loops.back().first != u->src(1))
+        int r = index_.at(u->src(1));
+        if (loops.empty() || loops.back().first != r)
           fail(where(u) + " closes a loop that is not the innermost open one");
-        const UOp *r = u->src(1);
-        int64_t next = env[r] + 1;
-        if (next < eval(r->src(0), env, memo).lanes[0].getInt()) {
-          env[r] = next;
-          memo.values[r] = scalar(fromInt(next, r->dtype()));
+        int64_t next = rangeValue_[size_t(r)] + 1;
+        if (next < bound(value(src_[size_t(r)][0]))) {
+          bind(r, next);
           pc = loops.back().second;
           continue;
         }
-        env.erase(r);
+        bound_[size_t(r)] = 0;
         loops.pop_back();
         continue;
       }
       case Op::Store:
-        storeWith(u, env, memo);
+        store(i);
         continue;
       case Op::Sink:
       case Op::Barrier:
         continue;
       default:
-        memo.values[u] = compute(u, env, memo);
+        value_[size_t(i)] = compute(i);
+        stamp_[size_t(i)] = ++clock_;
       }
     }
     if (!loops.empty())
-      fail(where(loops.back().first) + " is never closed");
+      fail(where(nodes_[size_t(loops.back().first)]) + " is never closed");
   }
 
 private:
-  using Env = std::unordered_map<const UOp *, int64_t>;
-
-  /// Ranges a node's value depends on that nothing inside it binds.
-  void computeFree(const UOp *u) {
-    RangeSet f;
+  void analyze(int i) {
+    const UOp *u = nodes_[size_t(i)];
+    std::vector<int> f;
     if (u->op() == Op::Range || u->op() == Op::Special)
-      f.push_back(u);
-    for (const UOp *s : u->src())
-      f = merge(f, free_.at(s));
+      f.push_back(i);
+    bool mem = u->op() == Op::Load;
+    for (const UOp *s : u->src()) {
+      int si = index_.at(s);
+      src_[size_t(i)].push_back(si);
+      f.insert(f.end(), free_[size_t(si)].begin(), free_[size_t(si)].end());
+      mem = mem || readsMemory_[size_t(si)];
+    }
     if (u->op() == Op::Reduce || u->op() == Op::End)
-      f = minus(f, u->src().subspan(1));
-    free_[u] = f;
+      for (size_t k = 1; k < u->numSrc(); ++k)
+        std::erase(f, index_.at(u->src(k)));
+    auto before = [&](int a, int b) { return rangeBefore(nodes_[size_t(a)], nodes_[size_t(b)]); };
+    std::sort(f.begin(), f.end(), before);
+    f.erase(std::unique(f.begin(), f.end()), f.end());
+    free_[size_t(i)] = std::move(f);
+    readsMemory_[size_t(i)] = mem;
   }
 
-  /// Run an effect (store, end, barrier, if, sink) in the loop environment `env`.
-  void exec(const UOp *u, Env &env) {
+  // --- values -----------------------------------------------------------------------------------------------------
+
+  const Val &value(int i) {
+    if (linear_) {
+      if (!stamp_[size_t(i)])
+        fail(where(nodes_[size_t(i)]) + " is used before it is computed");
+      return value_[size_t(i)];
+    }
+    if (!fresh(i)) {
+      Val v = compute(i);
+      value_[size_t(i)] = std::move(v);
+      stamp_[size_t(i)] = ++clock_;
+    }
+    return value_[size_t(i)];
+  }
+
+  /// Is the cached value still right: computed after its ranges last changed (and after the last store)?
+  bool fresh(int i) {
+    uint64_t s = stamp_[size_t(i)];
+    if (s == 0 || (readsMemory_[size_t(i)] && lastStore_ >= s))
+      return false;
+    for (int r : free_[size_t(i)])
+      if (changed_[size_t(r)] >= s)
+        return false;
+    return true;
+  }
+
+  void bind(int r, int64_t v) {
+    rangeValue_[size_t(r)] = v;
+    bound_[size_t(r)] = 1;
+    changed_[size_t(r)] = ++clock_;
+    value_[size_t(r)] = scalar(fromInt(v, nodes_[size_t(r)]->dtype()));
+    stamp_[size_t(r)] = ++clock_;
+  }
+
+  int64_t bound(const Val &v) { return v.scalar.getInt(); }
+
+  static Val scalar(Arg a) {
+    Val v;
+    v.scalar = std::move(a);
+    return v;
+  }
+
+  Val compute(int i) {
+    const UOp *u = nodes_[size_t(i)];
+    const std::vector<int> &s = src_[size_t(i)];
+    switch (u->op()) {
+    case Op::Const:
+      return scalar(u->arg());
+    case Op::Range:
+    case Op::Special:
+      if (!bound_[size_t(i)])
+        fail(where(u) + " is used outside its loop");
+      return scalar(fromInt(rangeValue_[size_t(i)], u->dtype()));
+    case Op::DefineGlobal: {
+      Val p;
+      p.buffer = int(u->arg().getInt());
+      return p;
+    }
+    case Op::DefineReg:
+    case Op::DefineLocal: {
+      Val p;
+      p.buffer = registerBuffer(u);
+      return p;
+    }
+    case Op::Index: {
+      Val p = value(s[0]);
+      p.offset += value(s[1]).scalar.getInt();
+      if (s.size() == 3)
+        p.valid = p.valid && value(s[2]).scalar.getBool();
+      return p;
+    }
+    case Op::Load:
+      return load(i);
+    case Op::Reduce:
+      return reduce(i);
+    case Op::Vectorize: {
+      Val v;
+      for (int k : s)
+        v.push(value(k).scalar);
+      return v;
+    }
+    case Op::Gep: {
+      const Val &x = value(s[0]);
+      Val v;
+      for (int64_t l : u->arg().intTuple())
+        v.push(x.lane(size_t(l)));
+      return v;
+    }
+    case Op::Noop:
+    case Op::After:
+      return s.empty() ? Val{} : value(s[0]);
+    default:
+      break;
+    }
+    if (group::elementwise().contains(u->op()))
+      return alu(i);
+    fail(where(u) + " cannot be evaluated in a kernel");
+  }
+
+  Val load(int i) {
+    const UOp *u = nodes_[size_t(i)];
+    const std::vector<int> &s = src_[size_t(i)];
+    Val p = value(s[0]);
+    bool gated = s.size() == 3;
+    if ((gated && !value(s[2]).scalar.getBool()) || !p.valid) {
+      if (gated)
+        return value(s[1]);
+      Val zero;
+      for (uint16_t l = 0; l < u->dtype().lanes(); ++l)
+        zero.push(fromInt(0, u->dtype().element()));
+      return zero;
+    }
+    Memory &m = checked(p, u, u->dtype().lanes());
+    Val v;
+    for (int64_t l = 0; l < u->dtype().lanes(); ++l)
+      v.push(readElem(m.data + (p.offset + l) * elemBytes(m.elem), m.elem));
+    return v;
+  }
+
+  Val reduce(int i) {
+    const UOp *u = nodes_[size_t(i)];
+    Op op = u->arg().getOp();
+    DType e = u->dtype().element();
+    std::vector<Arg> acc(u->dtype().lanes(), identity(op, e));
+    std::vector<int> ranges(src_[size_t(i)].begin() + 1, src_[size_t(i)].end());
+    loop(ranges, 0, [&] {
+      const Val &v = value(src_[size_t(i)][0]);
+      for (size_t l = 0; l < acc.size(); ++l) {
+        Arg pair[2] = {acc[l], v.lane(l)};
+        acc[l] = *evalAlu(op, e, e, pair);
+      }
+    });
+    Val out;
+    for (Arg &a : acc)
+      out.push(std::move(a));
+    return out;
+  }
+
+  Val alu(int i) {
+    const UOp *u = nodes_[size_t(i)];
+    const std::vector<int> &s = src_[size_t(i)];
+    DType in = (u->op() == Op::Where ? u->src(1) : u->src(0))->dtype().element();
+    DType out = u->dtype().element();
+    size_t lanes = u->dtype().lanes();
+    Arg args[3];
+    Val v;
+    for (size_t l = 0; l < lanes; ++l) {
+      for (size_t k = 0; k < s.size(); ++k) {
+        const Val &x = value(s[k]);
+        args[k] = x.lane(x.lanes() == 1 ? 0 : l);
+      }
+      std::span<const Arg> a(args, s.size());
+      std::optional<Arg> r;
+      if (u->op() == Op::Cast)
+        r = evalCast(a[0], in, out);
+      else if (u->op() == Op::Bitcast)
+        r = evalBitcast(a[0], in, out);
+      else
+        r = evalAlu(u->op(), out, in, a);
+      if (!r)
+        fail("undefined result of " + where(u) + " on " + a[0].str() + (a.size() > 1 ? ", " + a[1].str() : ""));
+      v.push(std::move(*r));
+    }
+    return v;
+  }
+
+  // --- effects ----------------------------------------------------------------------------------------------------
+
+  void exec(int i) {
+    const UOp *u = nodes_[size_t(i)];
+    const std::vector<int> &s = src_[size_t(i)];
     switch (u->op()) {
     case Op::Sink:
     case Op::Barrier:
     case Op::Noop:
-      for (const UOp *s : u->src())
-        exec(s, env);
+      for (int k : s)
+        exec(k);
       return;
-    case Op::End:
-      loop(u->src().subspan(1), env, [&](Env &e) { exec(u->src(0), e); });
-      return;
-    case Op::Endif:
-      exec(u->src(0), env);
-      return;
-    case Op::If: {
-      RangeSet open = unbound(free_.at(u->src(0)), env);
-      loop(open, env, [&](Env &e) {
-        Memo memo;
-        if (eval(u->src(0), e, memo).lanes[0].getBool())
-          for (const UOp *s : u->src().subspan(1))
-            exec(s, e);
-      });
+    case Op::End: {
+      std::vector<int> ranges(s.begin() + 1, s.end());
+      loop(ranges, 0, [&] { exec(s[0]); });
       return;
     }
+    case Op::Endif:
+      exec(s[0]);
+      return;
+    case Op::If:
+      loop(unbound(free_[size_t(s[0])]), 0, [&] {
+        if (value(s[0]).scalar.getBool())
+          for (size_t k = 1; k < s.size(); ++k)
+            exec(s[k]);
+      });
+      return;
     case Op::Store:
-      loop(unbound(free_.at(u), env), env, [&](Env &e) { store(u, e); });
+      loop(unbound(free_[size_t(i)]), 0, [&] { store(i); });
       return;
     default:
       return; // values (define_global, ...) listed in a sink do nothing
     }
   }
 
-  RangeSet unbound(const RangeSet &rs, const Env &env) {
-    RangeSet out;
-    for (const UOp *r : rs)
-      if (!env.count(r))
+  std::vector<int> unbound(const std::vector<int> &rs) {
+    std::vector<int> out;
+    for (int r : rs)
+      if (!bound_[size_t(r)])
         out.push_back(r);
     return out;
   }
 
-  template <typename F> void loop(std::span<const UOp *const> ranges, Env &env, F body) {
-    if (ranges.empty()) {
-      body(env);
+  template <typename F> void loop(const std::vector<int> &ranges, size_t k, F body) {
+    if (k == ranges.size()) {
+      body();
       return;
     }
-    const UOp *r = ranges[0];
-    Memo memo;
-    Val end = eval(r->src(0), env, memo);
-    int64_t n = end.lanes[0].getInt();
-    for (int64_t i = 0; i < n; ++i) {
-      env[r] = i;
-      loop(ranges.subspan(1), env, body);
+    int r = ranges[k];
+    int64_t n = bound(value(src_[size_t(r)][0]));
+    for (int64_t v = 0; v < n; ++v) {
+      bind(r, v);
+      loop(ranges, k + 1, body);
     }
-    env.erase(r);
+    bound_[size_t(r)] = 0;
+    changed_[size_t(r)] = ++clock_;
   }
 
-  struct Memo {
-    std::unordered_map<const UOp *, Val> values;
-  };
-
-  void store(const UOp *u, Env &env) {
-    Memo memo;
-    storeWith(u, env, memo);
-  }
-
-  void storeWith(const UOp *u, Env &env, Memo &memo) {
-    Val p = eval(u->src(0), env, memo);
-    if (u->numSrc() == 3 && !eval(u->src(2), env, memo).lanes[0].getBool())
+  void store(int i) {
+    const UOp *u = nodes_[size_t(i)];
+    const std::vector<int> &s = src_[size_t(i)];
+    Val p = value(s[0]);
+    if (s.size() == 3 && !value(s[2]).scalar.getBool())
       return;
     if (!p.valid)
       return;
-    Val v = eval(u->src(1), env, memo);
-    Memory &m = checked(p, u);
-    for (size_t l = 0; l < v.lanes.size(); ++l)
-      writeElem(m.data + (p.offset + int64_t(l)) * elemBytes(m.elem), m.elem, v.lanes[l]);
+    const Val &v = value(s[1]);
+    Memory &m = checked(p, u, int64_t(v.lanes()));
+    for (size_t l = 0; l < v.lanes(); ++l)
+      writeElem(m.data + (p.offset + int64_t(l)) * elemBytes(m.elem), m.elem, v.lane(l));
+    lastStore_ = ++clock_;
+  }
+
+  Memory &checked(const Val &p, const UOp *u, int64_t lanes) {
+    if (p.buffer < 0 || size_t(p.buffer) >= buffers_.size())
+      fail(where(u) + " uses a buffer that was not bound");
+    Memory &m = buffers_[size_t(p.buffer)];
+    if (p.offset < 0 || p.offset + lanes > m.count)
+      fail(where(u) + " accesses element " + std::to_string(p.offset) + " of " + m.name + ", which has " +
+           std::to_string(m.count));
+    return m;
   }
 
   size_t matchingEnd(std::span<const UOp *const> list, size_t pc) {
@@ -227,166 +420,27 @@ private:
     int64_t n = u->arg().getTuple()[1].getInt();
     DType e = u->dtype().pointee();
     regStore_.push_back(std::vector<uint8_t>(size_t(n * elemBytes(e)), 0x7f));
-    buffers_.push_back({regStore_.back().data(), n * e.lanes(), e.element(), "register " + std::to_string(u->arg().getTuple()[0].getInt())});
+    buffers_.push_back({regStore_.back().data(), n * e.lanes(), e.element(),
+                        "register " + std::to_string(u->arg().getTuple()[0].getInt())});
     int idx = int(buffers_.size() - 1);
     regIndex_.emplace(u, idx);
     return idx;
   }
 
-  Memory &checked(const Val &p, const UOp *u) {
-    if (p.buffer < 0 || size_t(p.buffer) >= buffers_.size())
-      fail(where(u) + " uses a buffer that was not bound");
-    Memory &m = buffers_[size_t(p.buffer)];
-    int64_t lanes = u->op() == Op::Load ? u->dtype().lanes() : u->src(1)->dtype().lanes();
-    if (p.offset < 0 || p.offset + lanes > m.count)
-      fail(where(u) + " accesses element " + std::to_string(p.offset) + " of " + m.name + ", which has " +
-           std::to_string(m.count));
-    return m;
-  }
-
-  Val eval(const UOp *u, Env &env, Memo &memo) {
-    auto it = memo.values.find(u);
-    if (it != memo.values.end())
-      return it->second;
-    Val v = compute(u, env, memo);
-    memo.values.emplace(u, v);
-    return v;
-  }
-
-  Val scalar(Arg a) { return Val{{std::move(a)}}; }
-
-  Val compute(const UOp *u, Env &env, Memo &memo) {
-    switch (u->op()) {
-    case Op::Const:
-      return scalar(u->arg());
-    case Op::Range:
-    case Op::Special: {
-      auto it = env.find(u);
-      if (it == env.end())
-        fail(where(u) + " is used outside its loop");
-      return scalar(fromInt(it->second, u->dtype()));
-    }
-    case Op::DefineGlobal: {
-      Val p;
-      p.buffer = int(u->arg().getInt());
-      return p;
-    }
-    case Op::Index:
-      return index(u, env, memo);
-    case Op::Load:
-      return load(u, env, memo);
-    case Op::Reduce:
-      return reduce(u, env);
-    case Op::Vectorize: {
-      Val v;
-      for (const UOp *s : u->src())
-        v.lanes.push_back(eval(s, env, memo).lanes[0]);
-      return v;
-    }
-    case Op::Gep: {
-      Val x = eval(u->src(0), env, memo);
-      Val v;
-      for (int64_t l : u->arg().intTuple())
-        v.lanes.push_back(x.lanes[size_t(l)]);
-      return v;
-    }
-    case Op::Noop:
-    case Op::After:
-      return u->numSrc() ? eval(u->src(0), env, memo) : Val{};
-    case Op::DefineReg:
-    case Op::DefineLocal: {
-      Val p;
-      p.buffer = registerBuffer(u);
-      return p;
-    }
-    default:
-      break;
-    }
-    if (group::elementwise().contains(u->op()))
-      return alu(u, env, memo);
-    fail(where(u) + " cannot be evaluated in a kernel");
-  }
-
-  Val index(const UOp *u, Env &env, Memo &memo) {
-    Val p = eval(u->src(0), env, memo);
-    Val i = eval(u->src(1), env, memo);
-    p.offset += i.lanes[0].getInt();
-    if (u->numSrc() == 3)
-      p.valid = p.valid && eval(u->src(2), env, memo).lanes[0].getBool();
-    return p;
-  }
-
-  Val load(const UOp *u, Env &env, Memo &memo) {
-    Val p = eval(u->src(0), env, memo);
-    bool gated = u->numSrc() == 3;
-    if ((gated && !eval(u->src(2), env, memo).lanes[0].getBool()) || !p.valid) {
-      if (gated)
-        return eval(u->src(1), env, memo);
-      Val zero;
-      zero.lanes.assign(u->dtype().lanes(), fromInt(0, u->dtype().element()));
-      return zero;
-    }
-    Memory &m = checked(p, u);
-    Val v;
-    for (int64_t l = 0; l < u->dtype().lanes(); ++l)
-      v.lanes.push_back(readElem(m.data + (p.offset + l) * elemBytes(m.elem), m.elem));
-    return v;
-  }
-
-  Arg identity(Op op, DType d) {
-    if (op == Op::Add)
-      return fromInt(0, d);
-    if (op == Op::Mul)
-      return fromInt(1, d);
-    return d.isFloat() ? Arg(-std::numeric_limits<double>::infinity()) : Arg(dtypeMin(d));
-  }
-
-  /// Fold the value over every value of the reduce's ranges, each iteration with a fresh memo.
-  Val reduce(const UOp *u, Env &env) {
-    Op op = u->arg().getOp();
-    DType e = u->dtype().element();
-    Val acc;
-    acc.lanes.assign(u->dtype().lanes(), identity(op, e));
-    loop(u->src().subspan(1), env, [&](Env &inner) {
-      Memo memo;
-      Val v = eval(u->src(0), inner, memo);
-      for (size_t l = 0; l < acc.lanes.size(); ++l) {
-        Arg pair[2] = {acc.lanes[l], v.lanes[l]};
-        acc.lanes[l] = *evalAlu(op, e, e, pair);
-      }
-    });
-    return acc;
-  }
-
-  Val alu(const UOp *u, Env &env, Memo &memo) {
-    std::vector<Val> src;
-    for (const UOp *s : u->src())
-      src.push_back(eval(s, env, memo));
-    DType in = (u->op() == Op::Where ? u->src(1) : u->src(0))->dtype().element();
-    DType out = u->dtype().element();
-    Val v;
-    std::vector<Arg> args(src.size());
-    for (size_t l = 0; l < src[u->op() == Op::Where ? 1 : 0].lanes.size(); ++l) {
-      for (size_t k = 0; k < src.size(); ++k)
-        args[k] = src[k].lanes[src[k].lanes.size() == 1 ? 0 : l];
-      std::optional<Arg> r;
-      if (u->op() == Op::Cast)
-        r = evalCast(args[0], in, out);
-      else if (u->op() == Op::Bitcast)
-        r = evalBitcast(args[0], in, out);
-      else
-        r = evalAlu(u->op(), out, in, args);
-      if (!r)
-        fail("undefined result of " + where(u) + " on " + args[0].str() +
-             (args.size() > 1 ? ", " + args[1].str() : ""));
-      v.lanes.push_back(*r);
-    }
-    return v;
-  }
-
-  const UOp *sink_;
   std::vector<Memory> &buffers_;
-  std::unordered_map<const UOp *, RangeSet> free_;
+  std::vector<const UOp *> nodes_;
+  std::unordered_map<const UOp *, int> index_;
+  std::vector<std::vector<int>> src_;
+  std::vector<std::vector<int>> free_;
+  std::vector<char> readsMemory_;
+  std::vector<Val> value_;
+  std::vector<uint64_t> stamp_;
+  std::vector<uint64_t> changed_;
+  std::vector<int64_t> rangeValue_;
+  std::vector<char> bound_;
+  uint64_t clock_ = 1;
+  uint64_t lastStore_ = 0;
+  bool linear_ = false;
   std::deque<std::vector<uint8_t>> regStore_;
   std::unordered_map<const UOp *, int> regIndex_;
 };
@@ -409,7 +463,7 @@ void runKernel(const UOp *kernel, std::vector<Memory> &buffers) {
     const UOp *linear = linearizeKernel(kernel);
     Kernel(linear, bound).runLinear(linear);
   } else {
-    Kernel(kernel, bound).run();
+    Kernel(kernel, bound).runGraph();
   }
 }
 

@@ -23,6 +23,7 @@
 #include "IR/Infer.h"
 #include "IR/Rewrite.h"
 #include "Passes/Pass.h"
+#include "Passes/SimplifyRules.h"
 
 #include <map>
 #include <set>
@@ -182,7 +183,10 @@ private:
     Index in(xs.size());
     switch (node->op()) {
     case Op::Reshape:
+      // simplified now, so an index that only seems to use a range (c + 8i)//8 does not count as using it
       in = unflatten(flatIndex(idx, node->shapeVec()), xs);
+      for (const UOp *&e : in)
+        e = simplifyExpression(e);
       break;
     case Op::Permute: {
       std::vector<int64_t> order = node->arg().intTuple();

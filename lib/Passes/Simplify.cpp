@@ -76,4 +76,6 @@ static const PatternMatcher &matcher() {
 
 const UOp *runSimplify(const UOp *root, PassContext &pc) { return graphRewrite(root, simplify::matcher()); }
 
+const UOp *simplifyExpression(const UOp *root) { return graphRewrite(root, simplify::matcher()); }
+
 } // namespace tgc

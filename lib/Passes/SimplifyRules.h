@@ -18,6 +18,11 @@
 #include <optional>
 #include <vector>
 
+namespace tgc {
+/// The simplify pass on one expression (for passes that build index arithmetic).
+const UOp *simplifyExpression(const UOp *root);
+} // namespace tgc
+
 namespace tgc::simplify {
 
 std::vector<Rule> foldRules();

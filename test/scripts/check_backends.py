@@ -5,6 +5,7 @@ For each `// -----` chunk that is a tensor graph: the reference interpreter (tgc
 and compiled executables for the cpu target (LLVM) and the c target (C through the system compiler), all on the
 same generated inputs. Outputs must agree within float tolerance (integers exactly). With --sanitize, executables
 are built with AddressSanitizer (kernels, tables and link), which fails the run on any invalid memory access.
+Tolerance as tgc-opt --check-semantics: |a - b| <= atol * max(1, max|ref|) + rtol * |b|.
 Usage: check_backends.py SOURCE_DIR TGC WORKDIR [--sanitize] [--targets cpu,c] [--only SUBSTRING]
 """
 import json
@@ -35,12 +36,12 @@ def read_npy(path):
     return descr, values
 
 
-def close(a, b, tol):
+def close(a, b, tol, scale):
     if isinstance(a, float) and (math.isnan(a) or math.isnan(b)):
         return math.isnan(a) and math.isnan(b)
     if isinstance(a, float) and (math.isinf(a) or math.isinf(b)):
         return a == b
-    return abs(a - b) <= tol[1] + tol[0] * abs(b)
+    return abs(a - b) <= tol[1] * max(1.0, scale) + tol[0] * abs(b)
 
 
 def compare(ref_dir, got_dir):
@@ -53,8 +54,9 @@ def compare(ref_dir, got_dir):
         tol = TOL.get(descr, (0, 0))
         if len(ref) != len(got):
             return f"{name}: {len(got)} elements instead of {len(ref)}"
+        scale = max([abs(v) for v in ref if isinstance(v, float) and math.isfinite(v)] + [0.0])
         for i, (a, b) in enumerate(zip(got, ref)):
-            if not close(a, b, tol):
+            if not close(a, b, tol, scale):
                 return f"{name}: element {i} is {a}, expected {b}"
     return None
 

@@ -4,6 +4,7 @@
 //
 // Each weight gets values uniform in [-s, s) with s = 1/sqrt(fan_in) (the product of all axes but the first), from
 // the input generator (lib/Runtime/Random.cpp) seeded with --seed and the tensor's name: the same bytes everywhere.
+// A weight used as a batchnorm variance gets |v| + 0.5 instead, so the model's outputs stay finite.
 
 #include "Commands.h"
 
@@ -16,31 +17,42 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 namespace tgc {
 
 namespace fs = std::filesystem;
 
-static void scale(rt::Array &a, double s) {
+/// Names of weights that must be positive: those read as a batchnorm's variance.
+static std::set<std::string> positiveWeights(const Module &m) {
+  std::set<std::string> names;
+  for (const UOp *u : toposort(m.root))
+    if (u->op() == Op::Batchnorm && u->src(4)->op() == Op::Weight)
+      names.insert(u->src(4)->arg().getString());
+  return names;
+}
+
+/// Maps each floating-point element v of `a` to f(v), rounding to the element type.
+template <typename F> static void mapFloats(rt::Array &a, F f) {
   int64_t n = a.numel();
   for (int64_t i = 0; i < n; ++i) {
     uint8_t *p = a.data.data() + i * rt::elemSize(a.type);
     if (a.type == rt::ElemType::F32) {
-      float f;
-      std::memcpy(&f, p, 4);
-      f = float(f * s);
-      std::memcpy(p, &f, 4);
+      float v;
+      std::memcpy(&v, p, 4);
+      float g = float(f(double(v)));
+      std::memcpy(p, &g, 4);
     } else if (a.type == rt::ElemType::F64) {
       double d;
       std::memcpy(&d, p, 8);
-      d *= s;
+      d = f(d);
       std::memcpy(p, &d, 8);
     } else if (a.type == rt::ElemType::F16 || a.type == rt::ElemType::BF16) {
       uint16_t h;
       std::memcpy(&h, p, 2);
       bool half = a.type == rt::ElemType::F16;
-      float f = float((half ? rt::halfToFloat(h) : rt::bf16ToFloat(h)) * s);
-      h = half ? rt::floatToHalf(f) : rt::floatToBF16(f);
+      float g = float(f(double(half ? rt::halfToFloat(h) : rt::bf16ToFloat(h))));
+      h = half ? rt::floatToHalf(g) : rt::floatToBF16(g);
       std::memcpy(p, &h, 2);
     }
   }
@@ -64,6 +76,7 @@ int weightsCommand(const WeightsOptions &o) {
     std::fprintf(stderr, "tgc: error: %s\n", err.c_str());
     return 1;
   }
+  std::set<std::string> positive = positiveWeights(*m);
   std::vector<std::pair<std::string, rt::Array>> tensors;
   for (const interp::TensorSpec &s : sig) {
     if (s.role != interp::TensorSpec::Role::Weight)
@@ -74,7 +87,11 @@ int weightsCommand(const WeightsOptions &o) {
       fanIn *= s.shape[i];
     if (s.shape.size() <= 1)
       fanIn = s.shape.empty() ? 1 : s.shape[0];
-    scale(a, 1.0 / std::sqrt(double(std::max<int64_t>(fanIn, 1))));
+    double bound = 1.0 / std::sqrt(double(std::max<int64_t>(fanIn, 1)));
+    if (positive.count(s.name))
+      mapFloats(a, [](double v) { return std::fabs(v) + 0.5; });
+    else
+      mapFloats(a, [bound](double v) { return v * bound; });
     tensors.emplace_back(s.name, std::move(a));
   }
   std::sort(tensors.begin(), tensors.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
