@@ -18,7 +18,10 @@
 //   3. a reduce that would otherwise be recomputed: one lowered at an index that does not use every loop around
 //      it (e.g. a row max broadcast back over its row, as in softmax), or at two different indices (two
 //      consumers, or one consumer reading it under two indexings). Such reduces are found by building all
-//      kernels, realizing them, and building again until nothing changes.
+//      kernels, realizing them, and building again until nothing changes;
+//   4. an expensive elementwise value (exp2, log2, sin, sqrt, recip, fdiv, pow) read inside a reduce at an index
+//      that ignores one of the loops around it (gelu before a matmul is recomputed for every output column):
+//      computing it once into a buffer is cheaper. Found the same way as 3, once no reduce is left to realize.
 
 #include "IR/Infer.h"
 #include "IR/Rewrite.h"
@@ -39,7 +42,14 @@ using Index = std::vector<const UOp *>;
 struct ReduceUse {
   std::set<std::pair<int, Index>> positions; // (kernel, index)
   bool recomputed = false;                   // lowered somewhere its index ignores an enclosing loop
+  bool recomputedInReduce = false;           // ... inside a reduce's loop
 };
+
+/// Elementwise ops costly enough that recomputing them for every step of a reduce loop costs more than a buffer.
+bool isExpensive(Op op) {
+  return op == Op::Exp2 || op == Op::Log2 || op == Op::Sin || op == Op::Sqrt || op == Op::Recip || op == Op::Fdiv ||
+         op == Op::Pow;
+}
 
 struct Buffers {
   std::map<const UOp *, const UOp *> of; // tensor node -> buffer
@@ -147,7 +157,7 @@ private:
   }
 
   const UOp *lower(const UOp *node, const Index &idx, const UOp *valid) {
-    if (node->op() == Op::ReduceAxis && !buffers_.of.count(node))
+    if ((node->op() == Op::ReduceAxis || isExpensive(node->op())) && !buffers_.of.count(node))
       noteUse(node, idx); // every use counts, also one the memo answers
     auto key = std::make_tuple(node, idx, valid);
     auto it = memo_.find(key);
@@ -263,9 +273,12 @@ private:
       for (const UOp *n : toposort(i))
         if (n->op() == Op::Range)
           used.insert(n);
-    for (const UOp *r : active_)
-      if (!used.count(r))
-        u.recomputed = true;
+    bool inReduce = false;
+    for (const UOp *r : active_) {
+      inReduce = inReduce || r->arg().getTuple()[1].getString() == "reduce";
+      u.recomputed = u.recomputed || !used.count(r);
+    }
+    u.recomputedInReduce = u.recomputedInReduce || (u.recomputed && inReduce);
   }
 
   Context &ctx_;
@@ -293,16 +306,39 @@ public:
     while (true) {
       std::map<const UOp *, ReduceUse> uses;
       const UOp *program = buildAll(uses);
+      // reduces first: realizing one can end the recomputation of an expensive value read inside it
       bool changed = false;
       for (auto &[r, use] : uses)
-        if (!realized_.count(r) && (use.recomputed || use.positions.size() > 1))
+        if (r->op() == Op::ReduceAxis && (use.recomputed || use.positions.size() > 1))
           changed = realized_.insert(r).second || changed;
+      if (changed)
+        continue;
+      std::set<const UOp *> expensive;
+      for (auto &[r, use] : uses)
+        if (r->op() != Op::ReduceAxis && use.recomputedInReduce)
+          expensive.insert(r);
+      for (const UOp *r : outermost(expensive))
+        changed = realized_.insert(r).second || changed;
       if (!changed)
         return program;
     }
   }
 
 private:
+  /// The nodes of `set` that no other node of it computes from: storing those ends the recomputation of the rest.
+  static std::vector<const UOp *> outermost(const std::set<const UOp *> &set) {
+    std::set<const UOp *> inner;
+    for (const UOp *u : set)
+      for (const UOp *s : toposort(u))
+        if (s != u && set.count(s))
+          inner.insert(s);
+    std::vector<const UOp *> out;
+    for (const UOp *u : set)
+      if (!inner.count(u))
+        out.push_back(u);
+    return out;
+  }
+
   const UOp *buffer(int64_t id, const UOp *node, const std::string &kind, const std::string &name) {
     Shape s = node->shapeVec();
     int64_t n = node->numel();

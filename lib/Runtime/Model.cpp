@@ -116,7 +116,7 @@ extern "C" tgc_model *tgc_model_create(const tgc_program_info *program, const ch
       m->inputIndex.push_back(i);
     else if (b.kind == TGC_OUTPUT)
       m->outputIndex.push_back(i);
-    else if (b.kind == TGC_WEIGHT && b.data)
+    else if (b.kind == TGC_WEIGHT && b.data && !m->pointers[size_t(i)]) // a weights_path given overrides embedded
       m->pointers[size_t(i)] = const_cast<void *>(b.data);
     else if (b.kind == TGC_TEMP && b.arena_offset >= 0)
       m->pointers[size_t(i)] = static_cast<uint8_t *>(m->arena) + b.arena_offset;

@@ -53,7 +53,7 @@ typedef struct tgc_program_info {
   int num_calls;
   const tgc_call_info *calls;
   int64_t arena_bytes;
-  const char *weights_file; /* the model's weights file (relative to the executable), or NULL when embedded */
+  const char *weights_file; /* the model's weights file (the path given at compile time), or NULL when embedded */
 } tgc_program_info;
 
 typedef struct tgc_model tgc_model;

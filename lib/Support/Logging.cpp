@@ -12,7 +12,7 @@ namespace tgc {
 
 static int gLevel = 0;
 
-void setupLogging(int level) {
+void setupLogging(int level, int passLevelOffset) {
   if (level < 0) {
     const char *env = std::getenv("TGC_DEBUG");
     level = env ? std::atoi(env) : 0;
@@ -21,10 +21,11 @@ void setupLogging(int level) {
   auto logger = spdlog::stderr_logger_st("tgc");
   logger->set_pattern("tgc-debug: %v");
   spdlog::set_default_logger(logger);
-  spdlog::level::level_enum l = gLevel <= 0   ? spdlog::level::warn
-                                : gLevel == 1 ? spdlog::level::info
-                                : gLevel == 2 ? spdlog::level::debug
-                                              : spdlog::level::trace;
+  int passLevel = gLevel - passLevelOffset;
+  spdlog::level::level_enum l = passLevel <= 0   ? spdlog::level::warn
+                                : passLevel == 1 ? spdlog::level::info
+                                : passLevel == 2 ? spdlog::level::debug
+                                                 : spdlog::level::trace;
   spdlog::set_level(l);
 }
 

@@ -6,8 +6,9 @@
 
 namespace tgc {
 
-/// Set the log level from `level` (or from TGC_DEBUG when level < 0).
-void setupLogging(int level);
+/// Set the log level from `level` (or from TGC_DEBUG when level < 0). Pass and rewrite logging (1 passes, 2 rewrites,
+/// 3 every rule tried) starts `passLevelOffset` levels higher: tgc keeps 1-4 for its own reports.
+void setupLogging(int level, int passLevelOffset = 0);
 /// The current level (0 when logging was never set up).
 int debugLevel();
 

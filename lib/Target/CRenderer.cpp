@@ -282,7 +282,7 @@ private:
     if (needMax_)
       for (const char *t : {"float", "double", "_Float16"})
         h += std::string("static inline ") + t + " tgc_max_" + t + "(" + t + " a, " + t +
-             " b) { return (a > b || a != a) ? a : b; }\n";
+             " b) { return a != a || a > b || (a == b && !signbit(a)) ? a : b; }\n";
     for (const auto &[from, to] : bitcasts_)
       h += "static inline " + to + " tgc_bitcast_" + from + "_" + to + "(" + from + " x) { " + to +
            " y; memcpy(&y, &x, sizeof y); return y; }\n";

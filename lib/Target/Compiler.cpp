@@ -6,12 +6,14 @@
 #include "Target/Compiler.h"
 
 #include "Runtime/Safetensors.h"
+#include "Support/Logging.h"
 #include "Target/CRenderer.h"
 #include "Target/LLVMBackend.h"
 #include "Target/LLVMRenderer.h"
 #include "Target/ProgramEmitter.h"
 #include "Target/Toolchain.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <llvm/IR/Constants.h>
@@ -23,6 +25,12 @@ namespace tgc {
 namespace fs = std::filesystem;
 
 namespace {
+
+/// DEBUG=4 shows every generated kernel source.
+void showSource(const std::string &what, const std::string &text) {
+  if (debugLevel() >= 4)
+    std::fprintf(stderr, "tgc: --- %s ---\n%s", what.c_str(), text.c_str());
+}
 
 bool writeText(const fs::path &p, const std::string &text, std::string &error) {
   std::ofstream f(p, std::ios::binary);
@@ -87,7 +95,9 @@ bool compileKernelLLVM(const KernelDesc &k, const std::string &symbol, const Com
   if (!optimizeModule(m, r.target, error, r.sanitize))
     return false;
   std::string object;
-  if (!writeText(dir / (k.symbol + ".ll"), printModuleIR(m), error) || !emitObject(m, r.target, object, error))
+  std::string ir = printModuleIR(m);
+  showSource(k.symbol + ".ll", ir);
+  if (!writeText(dir / (k.symbol + ".ll"), ir, error) || !emitObject(m, r.target, object, error))
     return false;
   return writeText(dir / (k.symbol + ".o"), object, error);
 }
@@ -146,7 +156,9 @@ bool compileProgram(const UOp *root, const CompileRequest &r, std::string &error
   for (const KernelDesc &k : p.kernels) {
     std::string symbol = prefix + k.symbol;
     if (r.target.name == "c") {
-      if (!writeText(kdir / (k.symbol + ".c"), renderKernelC(k.linear, k.info, symbol), error) ||
+      std::string source = renderKernelC(k.linear, k.info, symbol);
+      showSource(k.symbol + ".c", source);
+      if (!writeText(kdir / (k.symbol + ".c"), source, error) ||
           !run(cCompile(r, kdir / (k.symbol + ".c"), kdir / (k.symbol + ".o"), ""), error))
         return false;
     } else if (!compileKernelLLVM(k, symbol, r, kdir, error)) {
@@ -221,7 +233,10 @@ bool JitProgram::build(const UOp *root, const std::string &name, const TargetInf
   auto m = std::make_unique<llvm::Module>(name, *ctx);
   for (const KernelDesc &k : s.desc.kernels)
     renderKernelLLVM(k.linear, k.info, k.symbol, *m);
-  if (!optimizeModule(*m, target, error) || !s.jit.add(std::move(m), std::move(ctx), error))
+  if (!optimizeModule(*m, target, error))
+    return false;
+  showSource(name + " (optimized LLVM IR)", printModuleIR(*m));
+  if (!s.jit.add(std::move(m), std::move(ctx), error))
     return false;
   std::vector<tgc_kernel_fn> fns;
   for (const KernelDesc &k : s.desc.kernels) {

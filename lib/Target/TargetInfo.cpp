@@ -44,7 +44,7 @@ std::optional<TargetInfo> targetFor(const std::string &name, const std::string &
   t.cpu = cpu.empty() || cpu == "native" ? llvm::sys::getHostCPUName().str() : cpu;
   t.features = features.empty() ? (cpu.empty() || cpu == "native" ? hostFeatures() : "") : features;
   t.vectorBits = vectorBitsOf(t.features);
-  t.cflags = "-O3 -fwrapv -fno-math-errno -fPIC -march=" + (cpu.empty() ? std::string("native") : cpu);
+  t.cflags = "-O3 -fwrapv -fno-math-errno -ffp-contract=off -fPIC -march=" + (cpu.empty() ? std::string("native") : cpu);
   return t;
 }
 

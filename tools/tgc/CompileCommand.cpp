@@ -20,18 +20,6 @@ static int oneLineError(const std::string &msg) {
   return 1;
 }
 
-static void printKernels(const Module &m) {
-  int n = 0;
-  std::string text;
-  for (const UOp *call : m.root->src()) {
-    ++n;
-    text += "  " + (call->arg().isString() ? call->arg().getString() : std::string("kernel")) + "\n";
-    if (debugLevel() >= 3)
-      text += printGraph(call->src(0));
-  }
-  std::fprintf(stderr, "tgc: scheduled %d kernels\n%s", n, text.c_str());
-}
-
 int compileCommand(const CompileOptions &o) {
   Context ctx;
   SourceManager sm;
@@ -64,12 +52,9 @@ int compileCommand(const CompileOptions &o) {
     r.embedWeights = false; // nothing to embed
   if (!lowerForCodegen(*m, diags))
     return 1;
-  if (debugLevel() >= 1)
-    printKernels(*m);
+  reportKernels(*m);
   if (!compileProgram(m->root, r, err))
     return oneLineError(err);
-  if (debugLevel() >= 4)
-    std::fprintf(stderr, "tgc: sources are in %s/kernels\n", o.outDir.c_str());
   return 0;
 }
 

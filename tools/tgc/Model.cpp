@@ -138,7 +138,7 @@ bool lowerForCodegen(Module &m, DiagEngine &diags) {
   if (!pipeline)
     internalError(err);
   Instrumentation inst;
-  inst.printAfterAll = debugLevel() >= 5;
+  inst.printAfterAll = debugLevel() >= 8;
   PassManager pm(*pipeline, inst);
   return pm.run(m, diags);
 }
@@ -168,6 +168,18 @@ std::string formatArray(const std::string &name, const rt::Array &a) {
     out += (i ? ", " : "") + (v.isFloat() && d.scalar() != Scalar::F64 ? formatFloat(float(v.getFloat())) : v.str());
   }
   return out + "]\n";
+}
+
+void reportKernels(const Module &m) {
+  if (debugLevel() < 1)
+    return;
+  std::string text;
+  for (const UOp *call : m.root->src()) {
+    text += "  " + (call->arg().isString() ? call->arg().getString() : std::string("kernel")) + "\n";
+    if (debugLevel() >= 3)
+      text += printGraph(call->src(0));
+  }
+  std::fprintf(stderr, "tgc: scheduled %zu kernels\n%s", m.root->numSrc(), text.c_str());
 }
 
 } // namespace tgc

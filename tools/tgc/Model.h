@@ -40,4 +40,7 @@ bool writeOutputs(const std::string &dir, const interp::ArrayMap &outputs, std::
 /// Text of an array, numpy-like, for --print.
 std::string formatArray(const std::string &name, const rt::Array &a);
 
+/// DEBUG>=1: the scheduled kernels of a lowered program; DEBUG>=3: with their IR.
+void reportKernels(const Module &m);
+
 } // namespace tgc

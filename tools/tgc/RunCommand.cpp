@@ -64,6 +64,7 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
     err = "the model could not be lowered";
     return false;
   }
+  reportKernels(m);
   auto target = targetFor(o.target, "", "", err);
   if (!target)
     return false;

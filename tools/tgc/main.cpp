@@ -7,13 +7,17 @@
 #include "Support/Logging.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <string>
 
 int main(int argc, char **argv) {
   CLI::App app{"tgc: an ahead-of-time tensor compiler"};
   app.require_subcommand(1);
   app.fallthrough(); // --debug may also follow the subcommand
   int debug = -1;
-  app.add_option("--debug", debug, "log level (or TGC_DEBUG=N)");
+  app.add_option("--debug", debug,
+                 "1 kernels scheduled, 2 per-kernel time, GFLOPS and GB/s, 3 kernel IR, 4 generated source, 5-7 pass and "
+                 "rewrite logs, 8 IR after every pass (or TGC_DEBUG=N)");
 
   tgc::RunOptions run;
   CLI::App *runCmd = app.add_subcommand("run", "run a model and write or print its outputs");
@@ -61,7 +65,9 @@ int main(int argc, char **argv) {
   } catch (const CLI::ParseError &e) {
     return app.exit(e) == 0 ? 0 : 1;
   }
-  tgc::setupLogging(debug);
+  tgc::setupLogging(debug, /*passLevelOffset=*/4);
+  // the runtime linked in-process (tgc run) reads the level from the environment, like compiled executables do
+  setenv("TGC_DEBUG", std::to_string(tgc::debugLevel()).c_str(), 1);
   if (*runCmd)
     return tgc::runCommand(run);
   if (*compileCmd)
