@@ -3,8 +3,8 @@
 // node appears after its operands, inside exactly the loops it depends on (so loop-invariant work is hoisted).
 //===----------------------------------------------------------------------===//
 //
-// Each node's context is the set of ranges it depends on (an `end` removes the ranges it closes), ordered by axis
-// id. At each loop level the nodes of that level and the loops nested in it are sorted topologically, loops taken
+// Each node's context is the set of ranges it depends on (an `end` removes the ranges it closes), ordered by
+// rangeNestsBefore (output loops outside reduce loops, then axis id). At each loop level the nodes of that level and the loops nested in it are sorted topologically, loops taken
 // as units that start with their `range` and finish with the `end` that closes it. Ties keep the order of a
 // depth-first walk from the sink, so the result is deterministic. An `end` over several ranges is first split into
 // nested single-range ends.
@@ -22,12 +22,12 @@
 namespace tgc {
 namespace {
 
-bool rangeOrder(const UOp *a, const UOp *b) {
-  int64_t ia = a->arg().getTuple()[0].getInt(), ib = b->arg().getTuple()[0].getInt();
-  if (ia != ib)
-    return ia < ib;
-  return UOp::structuralLess(a, b);
+int nestingRank(const UOp *r) {
+  const Arg &kind = r->arg().getTuple()[1];
+  return kind.isString() && (kind.getString() == "reduce" || kind.getString() == "unroll") ? 1 : 0;
 }
+
+bool rangeOrder(const UOp *a, const UOp *b) { return rangeNestsBefore(a, b); }
 
 /// end(x, r0, r1) -> end(end(x, r1), r0)
 const UOp *splitEnds(const UOp *sink) {
@@ -47,6 +47,20 @@ const UOp *splitEnds(const UOp *sink) {
                                 "end(x, r0, r1) -> end(end(x, r1), r0)"}});
   return graphRewrite(sink, pm);
 }
+
+} // namespace
+
+bool rangeNestsBefore(const UOp *a, const UOp *b) {
+  int ra = nestingRank(a), rb = nestingRank(b);
+  if (ra != rb)
+    return ra < rb;
+  int64_t ia = a->arg().getTuple()[0].getInt(), ib = b->arg().getTuple()[0].getInt();
+  if (ia != ib)
+    return ia < ib;
+  return UOp::structuralLess(a, b);
+}
+
+namespace {
 
 using RangeSet = std::set<const UOp *, decltype(&rangeOrder)>;
 

@@ -12,4 +12,8 @@ namespace tgc {
 /// by `end`.
 const UOp *linearizeKernel(const UOp *sink);
 
+/// Loop nesting order of two ranges: output loops ("loop", "upcast") outside reduce loops ("reduce", "unroll"),
+/// then by axis id.
+bool rangeNestsBefore(const UOp *a, const UOp *b);
+
 } // namespace tgc

@@ -22,6 +22,8 @@ struct PassContext {
   DiagEngine &diags;
   /// Named counters a pass reports (printed by tgc-opt --stats), e.g. bytes saved by memory planning.
   std::map<std::string, int64_t> &stats;
+  /// Optimization actions for apply-opts, e.g. "upcast:1:4,unroll:2:0" (tgc-opt --opts).
+  std::string opts = {};
 };
 
 /// Returns the new root, or nullptr after reporting an error to pc.diags.

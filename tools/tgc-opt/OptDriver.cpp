@@ -153,6 +153,7 @@ ChunkResult Driver::runChunk(const Chunk &chunk, const Pipeline &pipeline, DiagE
     Instrumentation inst;
     inst.verifyEach = o_.verifyEach;
     inst.printAfterAll = o_.printAfterAll;
+    inst.opts = o_.opts;
     inst.printAfterChange = o_.printAfterChange;
     inst.printBefore = o_.printBefore;
     inst.printAfter = o_.printAfter;

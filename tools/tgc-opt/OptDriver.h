@@ -16,6 +16,7 @@ struct OptOptions {
   bool listPasses = false;
   bool printPipeline = false;
   bool printAfterAll = false;
+  std::string opts;
   bool printAfterChange = false;
   std::vector<std::string> printBefore;
   std::vector<std::string> printAfter;

@@ -18,6 +18,7 @@ int main(int argc, char **argv) {
   app.add_flag("--list-passes", o.listPasses, "list every pass with its stages and description");
   app.add_flag("--print-pipeline", o.printPipeline, "print the canonical pipeline text and exit");
   app.add_flag("--print-after-all", o.printAfterAll, "print the IR after every pass (to stderr)");
+  app.add_option("--opts", o.opts, "optimization actions for apply-opts: upcast:AXIS:AMOUNT,unroll:AXIS:AMOUNT");
   app.add_flag("--print-after-change", o.printAfterChange, "print the IR after every pass that changed it");
   app.add_option("--print-before", o.printBefore, "print the IR before this pass (repeatable)");
   app.add_option("--print-after", o.printAfter, "print the IR after this pass (repeatable)");

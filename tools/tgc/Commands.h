@@ -13,6 +13,7 @@ namespace tgc {
 
 struct RunOptions {
   std::string input;
+  std::string opts; // apply-opts actions, e.g. "upcast:1:4"
   bool interp = false;
   DataOptions data;
   std::string outputDir;
@@ -26,6 +27,7 @@ int runCommand(const RunOptions &o);
 
 struct CompileOptions {
   std::string input;
+  std::string opts; // apply-opts actions
   std::string outDir;
   std::string target = "cpu";
   std::string cpu;

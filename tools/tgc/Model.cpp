@@ -132,12 +132,13 @@ std::string weightsFilePath(const Module &m) {
   return fs::absolute(w.is_absolute() ? w : fs::path(baseDir(m)) / w).lexically_normal().string();
 }
 
-bool lowerForCodegen(Module &m, DiagEngine &diags) {
+bool lowerForCodegen(Module &m, DiagEngine &diags, const std::string &opts) {
   std::string err;
-  auto pipeline = parsePipeline("lower-tensors,codegen", err);
+  auto pipeline = parsePipeline(opts.empty() ? "lower-tensors,codegen" : "lower-tensors,apply-opts,codegen", err);
   if (!pipeline)
     internalError(err);
   Instrumentation inst;
+  inst.opts = opts;
   inst.printAfterAll = debugLevel() >= 8;
   PassManager pm(*pipeline, inst);
   return pm.run(m, diags);

@@ -60,7 +60,7 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
                  const std::vector<interp::TensorSpec> &sig, interp::ArrayMap &outputs, std::string &err,
                  DiagEngine &diags) {
   std::string weights = weightsFilePath(m);
-  if (!lowerForCodegen(m, diags)) {
+  if (!lowerForCodegen(m, diags, o.opts)) {
     err = "the model could not be lowered";
     return false;
   }

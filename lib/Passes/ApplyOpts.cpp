@@ -1,0 +1,156 @@
+//===- ApplyOpts.cpp - Optimization actions on kernel ranges ----*- C++ -*-===//
+// upcast and unroll split a range into an outer loop and an inner range of a new kind that later passes vectorize.
+//===----------------------------------------------------------------------===//
+//
+// An action is KIND:AXIS:AMOUNT, AXIS a range id of the kernel. Splitting range r (size n) by a:
+//   r -> r_outer * a + r_inner      r_outer: range(n/a) keeps r's id and kind; r_inner: range(a), a new id
+// and every `end`/`reduce` that closed r closes r_outer and r_inner. a == n (or AMOUNT 0) leaves only r_inner.
+// upcast applies to "loop" ranges, unroll to "reduce" ranges; a kernel where the action does not apply (no such
+// range, another kind, a size a does not divide) is left alone, and an action no kernel takes is an error.
+
+#include "IR/Rewrite.h"
+#include "Passes/Linearize.h"
+#include "Passes/Pass.h"
+
+#include <algorithm>
+#include <charconv>
+#include <unordered_map>
+
+namespace tgc {
+namespace {
+
+struct Opt {
+  std::string kind; // "upcast" | "unroll"
+  int64_t axis = 0;
+  int64_t amount = 0;
+  std::string text;
+};
+
+bool parseInt(std::string_view s, int64_t &v) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && p == s.data() + s.size() && v >= 0;
+}
+
+/// "upcast:1:4,unroll:2:0" -> actions, or an error message.
+std::optional<std::vector<Opt>> parseOpts(const std::string &text, std::string &err) {
+  std::vector<Opt> out;
+  size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    size_t end = text.find(',', start);
+    std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    size_t c1 = item.find(':');
+    size_t c2 = c1 == std::string::npos ? c1 : item.find(':', c1 + 1);
+    Opt o;
+    o.text = item;
+    if (c2 == std::string::npos) {
+      err = "'" + item + "' is not KIND:AXIS:AMOUNT";
+      return std::nullopt;
+    }
+    o.kind = item.substr(0, c1);
+    if (o.kind != "upcast" && o.kind != "unroll") {
+      err = "unknown optimization '" + o.kind + "' (expected upcast or unroll)";
+      return std::nullopt;
+    }
+    std::string_view rest(item);
+    if (!parseInt(rest.substr(c1 + 1, c2 - c1 - 1), o.axis) || !parseInt(rest.substr(c2 + 1), o.amount)) {
+      err = "'" + item + "' needs a non-negative axis and amount";
+      return std::nullopt;
+    }
+    out.push_back(o);
+    if (end == std::string::npos)
+      break;
+    start = end + 1;
+  }
+  return out;
+}
+
+int64_t rangeId(const UOp *r) { return r->arg().getTuple()[0].getInt(); }
+const std::string &rangeKind(const UOp *r) { return r->arg().getTuple()[1].getString(); }
+
+/// The kernel with `o` applied, or nullptr when it does not apply to this kernel.
+const UOp *applyOpt(const UOp *kernel, const Opt &o) {
+  std::vector<const UOp *> order = toposort(kernel);
+  const UOp *r = nullptr;
+  int64_t nextId = 0;
+  for (const UOp *u : order) {
+    if (u->op() != Op::Range)
+      continue;
+    nextId = std::max(nextId, rangeId(u) + 1);
+    if (rangeId(u) == o.axis)
+      r = u;
+  }
+  const char *wanted = o.kind == "upcast" ? "loop" : "reduce";
+  if (!r || rangeKind(r) != wanted || !r->src(0)->isConst())
+    return nullptr;
+  int64_t n = r->src(0)->constInt();
+  int64_t a = o.amount == 0 ? n : o.amount;
+  if (a <= 0 || n % a != 0)
+    return nullptr;
+  Context &ctx = kernel->ctx();
+  DType d = r->dtype();
+  const UOp *inner = ctx.make(Op::Range, d, {ctx.constInt(d, a)}, Arg::tuple({Arg(nextId), Arg(std::string(o.kind))}));
+  const UOp *outer = a == n ? nullptr : ctx.make(Op::Range, d, {ctx.constInt(d, n / a)}, r->arg());
+  const UOp *value = outer ? ctx.alu(Op::Add, {ctx.alu(Op::Mul, {outer, ctx.constInt(d, a)}), inner}) : inner;
+  std::unordered_map<const UOp *, const UOp *> done;
+  for (const UOp *u : order) {
+    if (u == r) {
+      done[u] = value;
+      continue;
+    }
+    bool closes = u->op() == Op::End || u->op() == Op::Reduce;
+    std::vector<const UOp *> src;
+    for (size_t i = 0; i < u->numSrc(); ++i) {
+      if (closes && i > 0 && u->src(i) == r) {
+        if (outer)
+          src.push_back(outer);
+        src.push_back(inner);
+        continue;
+      }
+      src.push_back(done.at(u->src(i)));
+    }
+    if (closes) // ranges listed in nesting order, as linearize nests them
+      std::sort(src.begin() + 1, src.end(), rangeNestsBefore);
+    done[u] = ctx.make(u->op(), u->dtype(), src, u->arg(),
+                       u->hasShape() ? std::optional<Shape>(u->shapeVec()) : std::nullopt, u->tag());
+  }
+  return done.at(kernel);
+}
+
+bool isKernel(const UOp *u) {
+  if (u->op() != Op::Sink)
+    return false;
+  for (const UOp *s : u->src())
+    if (s->op() == Op::Call || s->op() == Op::Output)
+      return false;
+  return true;
+}
+
+} // namespace
+
+const UOp *runApplyOpts(const UOp *root, PassContext &pc) {
+  std::string err;
+  std::optional<std::vector<Opt>> opts = parseOpts(pc.opts, err);
+  if (!opts) {
+    pc.diags.error(Loc{pc.module.fileName, 0, 0}, "apply-opts: " + err);
+    return nullptr;
+  }
+  for (const Opt &o : *opts) {
+    std::unordered_map<const UOp *, const UOp *> split;
+    for (const UOp *u : toposort(root))
+      if (isKernel(u))
+        if (const UOp *k = applyOpt(u, o))
+          split[u] = k;
+    if (split.empty()) {
+      pc.diags.error(Loc{pc.module.fileName, 0, 0},
+                     "apply-opts: '" + o.text + "' applies to no kernel (axis " + std::to_string(o.axis) +
+                         " must be a " + (o.kind == "upcast" ? "loop" : "reduce") +
+                         " range whose size the amount divides)");
+      return nullptr;
+    }
+    root = substitute(root, split);
+    pc.stats["apply-opts." + o.kind] += int64_t(split.size());
+  }
+  return root;
+}
+
+} // namespace tgc
