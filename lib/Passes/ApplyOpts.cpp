@@ -11,6 +11,7 @@
 #include "IR/Rewrite.h"
 #include "Passes/Linearize.h"
 #include "Passes/Pass.h"
+#include "Passes/ProgramInfo.h"
 
 #include <algorithm>
 #include <charconv>
@@ -116,15 +117,6 @@ const UOp *applyOpt(const UOp *kernel, const Opt &o) {
   return done.at(kernel);
 }
 
-bool isKernel(const UOp *u) {
-  if (u->op() != Op::Sink)
-    return false;
-  for (const UOp *s : u->src())
-    if (s->op() == Op::Call || s->op() == Op::Output)
-      return false;
-  return true;
-}
-
 } // namespace
 
 const UOp *runApplyOpts(const UOp *root, PassContext &pc) {
@@ -137,7 +129,7 @@ const UOp *runApplyOpts(const UOp *root, PassContext &pc) {
   for (const Opt &o : *opts) {
     std::unordered_map<const UOp *, const UOp *> split;
     for (const UOp *u : toposort(root))
-      if (isKernel(u))
+      if (u->op() == Op::Sink && isKernelRoot(u))
         if (const UOp *k = applyOpt(u, o))
           split[u] = k;
     if (split.empty()) {

@@ -13,6 +13,7 @@
 
 #include "IR/Rewrite.h"
 #include "Passes/Pass.h"
+#include "Passes/ProgramInfo.h"
 
 #include <algorithm>
 #include <map>
@@ -203,15 +204,6 @@ private:
   std::vector<const UOp *> out_;
 };
 
-bool isKernelSink(const UOp *u) {
-  if (u->op() != Op::Sink)
-    return false;
-  for (const UOp *s : u->src())
-    if (s->op() == Op::Call)
-      return false;
-  return true;
-}
-
 } // namespace
 
 const UOp *linearizeKernel(const UOp *sink) {
@@ -223,7 +215,7 @@ const UOp *linearizeKernel(const UOp *sink) {
 const UOp *runLinearize(const UOp *root, PassContext &pc) {
   static const PatternMatcher pm(
       "linearize", {{UPat::any({Op::Sink}),
-                     [](const Match &m) { return isKernelSink(m.root()) ? linearizeKernel(m.root()) : nullptr; },
+                     [](const Match &m) { return isKernelRoot(m.root()) ? linearizeKernel(m.root()) : nullptr; },
                      "sink(kernel) -> linear(ops in loop order)"}});
   RewriteOptions opts;
   opts.order = RewriteOrder::NodeFirst; // a kernel is linearized whole, before its inside is visited

@@ -7,6 +7,7 @@
 
 #include "IR/Rewrite.h"
 #include "Passes/Pass.h"
+#include "Passes/ProgramInfo.h"
 
 #include <unordered_map>
 
@@ -38,21 +39,12 @@ const UOp *lowerKernel(const UOp *kernel) {
   return done.at(kernel);
 }
 
-bool isKernel(const UOp *u) {
-  if (u->op() != Op::Sink && u->op() != Op::Linear)
-    return false;
-  for (const UOp *s : u->src())
-    if (s->op() == Op::Call)
-      return false;
-  return true;
-}
-
 } // namespace
 
 const UOp *runLowerIndex(const UOp *root, PassContext &pc) {
   static const PatternMatcher pm("lower-index", {{UPat::any({Op::Sink, Op::Linear}),
                                                   [](const Match &m) {
-                                                    return isKernel(m.root()) ? lowerKernel(m.root()) : nullptr;
+                                                    return isKernelRoot(m.root()) ? lowerKernel(m.root()) : nullptr;
                                                   },
                                                   "index -> i32 (or i64 when an index value may not fit)"}});
   RewriteOptions opts;

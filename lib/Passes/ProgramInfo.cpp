@@ -1,5 +1,5 @@
-//===- ProgramInfo.cpp - What calls read and write --------------*- C++ -*-===//
-// A store through index(define_global k, ...) writes operand k+1 of the call; a load reads it.
+//===- ProgramInfo.cpp - Kernels, and what calls read and write -*- C++ -*-===//
+// A kernel is a sink or linear of effects. A store through index(define_global k, ...) writes operand k+1 of the call; a load reads it.
 //===----------------------------------------------------------------------===//
 
 #include "Passes/ProgramInfo.h"
@@ -20,6 +20,13 @@ static const UOp *slotBuffer(const UOp *call, const UOp *ptr) {
 static void addOnce(std::vector<const UOp *> &v, const UOp *b) {
   if (b && std::find(v.begin(), v.end(), b) == v.end())
     v.push_back(b);
+}
+
+bool isKernelRoot(const UOp *u) {
+  if (u->op() != Op::Sink && u->op() != Op::Linear)
+    return false;
+  return std::none_of(u->src().begin(), u->src().end(),
+                      [](const UOp *s) { return s->op() == Op::Call || s->op() == Op::Output; });
 }
 
 CallAccess callAccess(const UOp *call) {

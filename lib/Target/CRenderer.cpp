@@ -18,37 +18,7 @@
 namespace tgc {
 namespace {
 
-std::string ctype(DType d) {
-  switch (d.element().scalar()) {
-  case Scalar::Bool:
-    return "bool";
-  case Scalar::I8:
-    return "int8_t";
-  case Scalar::U8:
-    return "uint8_t";
-  case Scalar::I16:
-    return "int16_t";
-  case Scalar::U16:
-    return "uint16_t";
-  case Scalar::I32:
-    return "int32_t";
-  case Scalar::U32:
-    return "uint32_t";
-  case Scalar::I64:
-  case Scalar::Index:
-    return "int64_t";
-  case Scalar::U64:
-    return "uint64_t";
-  case Scalar::F16:
-    return "_Float16";
-  case Scalar::F32:
-    return "float";
-  case Scalar::F64:
-    return "double";
-  default:
-    return "void";
-  }
-}
+std::string ctype(DType d) { return std::string(scalarCName(d.element().scalar())); }
 
 std::string floatLiteral(double v, DType d) {
   bool single = d.scalar() != Scalar::F64;

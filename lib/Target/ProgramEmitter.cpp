@@ -30,34 +30,10 @@ const char *kindName(tgc_buffer_kind k) {
 }
 
 std::string cElemType(DType d) {
-  switch (d.element().scalar()) {
-  case Scalar::Bool:
-    return "bool";
-  case Scalar::I8:
-    return "int8_t";
-  case Scalar::U8:
-    return "uint8_t";
-  case Scalar::I16:
-    return "int16_t";
-  case Scalar::U16:
-  case Scalar::F16:
-  case Scalar::BF16:
+  Scalar s = d.element().scalar();
+  if (s == Scalar::F16 || s == Scalar::BF16)
     return "uint16_t"; // 16-bit floats cross the C API as their bits
-  case Scalar::I32:
-    return "int32_t";
-  case Scalar::U32:
-    return "uint32_t";
-  case Scalar::I64:
-    return "int64_t";
-  case Scalar::U64:
-    return "uint64_t";
-  case Scalar::F32:
-    return "float";
-  case Scalar::F64:
-    return "double";
-  default:
-    return "void";
-  }
+  return std::string(scalarCName(s));
 }
 
 std::string tables(const ProgramDesc &p, const EmitOptions &o) {
