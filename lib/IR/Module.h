@@ -17,6 +17,8 @@ struct Module {
   std::vector<std::string> weightFiles;
   /// The .uop file this came from ("-" for stdin), for resolving weightFiles and for diagnostics.
   std::string fileName;
+  /// What passes decided, one line each (optimize: "r_4_16_8: upcast:0:4,upcast:1:16"); not part of the text.
+  std::vector<std::string> remarks;
 };
 
 /// Canonical text of a module: directives, then one node per line in a deterministic order, the root last.

@@ -142,10 +142,10 @@ std::string checkCast(const UOp *u) {
 }
 
 std::string checkConst(const UOp *u) {
-  DType d = u->dtype();
+  if (u->dtype().isPtr() || u->dtype().isVoid())
+    return "must have a scalar or vector dtype, has " + dt(u->dtype());
+  DType d = u->dtype().element(); // a vector constant has the value in every lane
   const Arg &a = u->arg();
-  if (d.isPtr() || d.isVoid() || d.isVector())
-    return "must have a scalar dtype, has " + dt(d);
   if (d.isBool())
     return a.isBool() ? "" : "bool constant needs true or false, has " + a.str();
   if (d.isInt()) {

@@ -123,6 +123,10 @@ public:
       case Op::Sink:
       case Op::Barrier:
         continue;
+      case Op::Noop:
+        if (u->dtype().isVoid())
+          continue; // a group of effects, each run where the list has it
+        [[fallthrough]];
       default:
         value_[size_t(i)] = compute(i);
         stamp_[size_t(i)] = ++clock_;
@@ -202,8 +206,12 @@ private:
     const UOp *u = nodes_[size_t(i)];
     const std::vector<int> &s = src_[size_t(i)];
     switch (u->op()) {
-    case Op::Const:
-      return scalar(u->arg());
+    case Op::Const: {
+      Val v = scalar(u->arg());
+      for (uint16_t l = 1; l < u->dtype().lanes(); ++l)
+        v.push(u->arg());
+      return v;
+    }
     case Op::Range:
     case Op::Special:
       if (!bound_[size_t(i)])

@@ -10,6 +10,7 @@
 
 #include "IR/Rewrite.h"
 #include "Passes/Linearize.h"
+#include "Passes/OptAction.h"
 #include "Passes/Pass.h"
 #include "Passes/ProgramInfo.h"
 
@@ -20,28 +21,22 @@
 namespace tgc {
 namespace {
 
-struct Opt {
-  std::string kind; // "upcast" | "unroll"
-  int64_t axis = 0;
-  int64_t amount = 0;
-  std::string text;
-};
-
 bool parseInt(std::string_view s, int64_t &v) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   return ec == std::errc() && p == s.data() + s.size() && v >= 0;
 }
 
-/// "upcast:1:4,unroll:2:0" -> actions, or an error message.
-std::optional<std::vector<Opt>> parseOpts(const std::string &text, std::string &err) {
-  std::vector<Opt> out;
+} // namespace
+
+std::optional<std::vector<OptAction>> parseOptActions(const std::string &text, std::string &err) {
+  std::vector<OptAction> out;
   size_t start = 0;
   while (start <= text.size() && !text.empty()) {
     size_t end = text.find(',', start);
     std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
     size_t c1 = item.find(':');
     size_t c2 = c1 == std::string::npos ? c1 : item.find(':', c1 + 1);
-    Opt o;
+    OptAction o;
     o.text = item;
     if (c2 == std::string::npos) {
       err = "'" + item + "' is not KIND:AXIS:AMOUNT";
@@ -65,11 +60,12 @@ std::optional<std::vector<Opt>> parseOpts(const std::string &text, std::string &
   return out;
 }
 
+namespace {
 int64_t rangeId(const UOp *r) { return r->arg().getTuple()[0].getInt(); }
 const std::string &rangeKind(const UOp *r) { return r->arg().getTuple()[1].getString(); }
+} // namespace
 
-/// The kernel with `o` applied, or nullptr when it does not apply to this kernel.
-const UOp *applyOpt(const UOp *kernel, const Opt &o) {
+const UOp *applyOptAction(const UOp *kernel, const OptAction &o) {
   std::vector<const UOp *> order = toposort(kernel);
   const UOp *r = nullptr;
   int64_t nextId = 0;
@@ -117,20 +113,18 @@ const UOp *applyOpt(const UOp *kernel, const Opt &o) {
   return done.at(kernel);
 }
 
-} // namespace
-
 const UOp *runApplyOpts(const UOp *root, PassContext &pc) {
   std::string err;
-  std::optional<std::vector<Opt>> opts = parseOpts(pc.opts, err);
+  std::optional<std::vector<OptAction>> opts = parseOptActions(pc.opts, err);
   if (!opts) {
     pc.diags.error(Loc{pc.module.fileName, 0, 0}, "apply-opts: " + err);
     return nullptr;
   }
-  for (const Opt &o : *opts) {
+  for (const OptAction &o : *opts) {
     std::unordered_map<const UOp *, const UOp *> split;
     for (const UOp *u : toposort(root))
       if (u->op() == Op::Sink && isKernelRoot(u))
-        if (const UOp *k = applyOpt(u, o))
+        if (const UOp *k = applyOptAction(u, o))
           split[u] = k;
     if (split.empty()) {
       pc.diags.error(Loc{pc.module.fileName, 0, 0},

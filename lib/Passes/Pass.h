@@ -6,6 +6,7 @@
 
 #include "IR/Module.h"
 #include "IR/Verifier.h"
+#include "Passes/TargetDesc.h"
 #include "Support/Diagnostics.h"
 
 #include <map>
@@ -24,6 +25,13 @@ struct PassContext {
   std::map<std::string, int64_t> &stats;
   /// Optimization actions for apply-opts, e.g. "upcast:1:4,unroll:2:0" (tgc-opt --opts).
   std::string opts = {};
+  /// The target the kernels are lowered for (tgc-opt --target, tgc -target).
+  const TargetDesc &target = defaultTarget();
+
+  static const TargetDesc &defaultTarget() {
+    static const TargetDesc d = *hostTargetDesc("cpu");
+    return d;
+  }
 };
 
 /// Returns the new root, or nullptr after reporting an error to pc.diags.

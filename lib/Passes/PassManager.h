@@ -34,6 +34,8 @@ struct Instrumentation {
   std::function<bool(const Module &, std::string_view pass)> afterPass;
   /// Optimization actions handed to passes (PassContext::opts).
   std::string opts;
+  /// The target passes lower for (PassContext::target).
+  TargetDesc target = PassContext::defaultTarget();
 };
 
 struct PassTiming {

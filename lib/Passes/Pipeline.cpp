@@ -18,13 +18,18 @@ const std::vector<NamedPipeline> &namedPipelines() {
        "Tensor graph to a scheduled program with planned memory: decompose, simplify, rangeify, simplify, "
        "schedule, plan-memory."},
       {"codegen",
-       "lower-reduce,"              // reduces become register accumulators (explicit loads and stores)
+       "optimize,"                  // choose upcast/unroll actions for each kernel from the target's vector width
        "decompose-transcendentals," // exp2/log2/sin as polynomials: vectorizable, same results on every target
+       "expand,"                    // upcast/unroll ranges -> vector lanes; memory accesses one per lane
+       "lower-reduce,"              // reduces become register accumulators (explicit loads and stores)
+       "simplify,"                  // lane addresses fold to base + constant
+       "devectorize,"               // scalar targets: vectors back into lanes (no-op with vector ALU)
+       "coalesce,"                  // vector targets: lane accesses to adjacent addresses -> vector loads/stores
        "lower-index,"               // index arithmetic gets a width (i32 where it fits)
        "simplify,"                  // fold what the lowering exposed
        "linearize",                 // each kernel becomes the ordered list renderers walk
-       "A scheduled program to kernels ready for a renderer: lower-reduce, decompose-transcendentals, lower-index, "
-       "simplify, linearize."},
+       "A scheduled program to kernels ready for a renderer: optimize, decompose-transcendentals, expand, "
+       "lower-reduce, simplify, devectorize, coalesce, lower-index, simplify, linearize."},
   };
   return pipelines;
 }

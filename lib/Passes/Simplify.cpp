@@ -29,15 +29,15 @@ const UOp *foldAlu(const Match &m) {
   for (const UOp *s : u->src())
     args.push_back(s->arg());
   DType in = u->op() == Op::Where ? u->src(1)->dtype() : u->src(0)->dtype();
-  return constFromArg(u, evalAlu(u->op(), u->dtype(), in, args));
+  return constFromArg(u, evalAlu(u->op(), u->dtype().element(), in.element(), args)); // vector constants: per lane
 }
 
 const UOp *foldCast(const Match &m) {
   const UOp *u = m.root();
   const UOp *c = u->src(0);
   if (u->op() == Op::Cast)
-    return constFromArg(u, evalCast(c->arg(), c->dtype(), u->dtype()));
-  return constFromArg(u, evalBitcast(c->arg(), c->dtype(), u->dtype()));
+    return constFromArg(u, evalCast(c->arg(), c->dtype().element(), u->dtype().element()));
+  return constFromArg(u, evalBitcast(c->arg(), c->dtype().element(), u->dtype().element()));
 }
 
 /// An integer or bool value whose range holds one value is that constant.
@@ -64,7 +64,7 @@ std::vector<Rule> foldRules() {
 static const PatternMatcher &matcher() {
   static const PatternMatcher pm = [] {
     std::vector<Rule> rules;
-    for (auto family : {foldRules, identityRules, sumRules, divModRules, compareRules})
+    for (auto family : {foldRules, identityRules, sumRules, divModRules, compareRules, vectorRules})
       for (Rule &r : family())
         rules.push_back(std::move(r));
     return PatternMatcher("simplify", std::move(rules), /*preservesTypes=*/true);

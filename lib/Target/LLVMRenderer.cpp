@@ -14,6 +14,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace tgc {
@@ -49,10 +50,20 @@ llvm::Type *scalarType(llvm::LLVMContext &c, DType d) {
   }
 }
 
+/// The type of a value of dtype d: a scalar or a fixed vector of it.
+llvm::Type *valueType(llvm::LLVMContext &c, DType d) {
+  llvm::Type *t = scalarType(c, d);
+  return d.isVector() ? llvm::FixedVectorType::get(t, d.lanes()) : t;
+}
+
 /// How a value of dtype d is kept in memory (bool as i8).
 llvm::Type *memoryType(llvm::LLVMContext &c, DType d) {
-  return d.element().isBool() ? llvm::Type::getInt8Ty(c) : scalarType(c, d);
+  llvm::Type *t = d.element().isBool() ? llvm::Type::getInt8Ty(c) : scalarType(c, d);
+  return d.isVector() ? llvm::FixedVectorType::get(t, d.lanes()) : t;
 }
+
+/// Vector accesses are aligned to one element: coalesced lanes start at any element.
+llvm::Align elementAlign(DType d) { return llvm::Align(uint64_t(std::max(1, d.element().bits() / 8))); }
 
 class LLVMKernel {
 public:
@@ -78,7 +89,7 @@ public:
   }
 
 private:
-  llvm::Type *type(DType d) { return scalarType(c_, d); }
+  llvm::Type *type(DType d) { return valueType(c_, d); }
 
   llvm::Value *val(const UOp *u) {
     if (u->op() == Op::Const)
@@ -89,14 +100,20 @@ private:
     return it->second;
   }
 
+  /// A constant; of a vector dtype, the value in every lane.
   llvm::Value *constant(const UOp *u) {
-    llvm::Type *t = type(u->dtype());
+    llvm::Type *t = type(u->dtype().element());
     const Arg &a = u->arg();
+    llvm::Constant *c = nullptr;
     if (a.isBool())
-      return llvm::ConstantInt::get(t, a.getBool());
-    if (a.isFloat())
-      return llvm::ConstantFP::get(t, a.getFloat());
-    return llvm::ConstantInt::get(t, uint64_t(a.getInt()), !u->dtype().isUnsigned());
+      c = llvm::ConstantInt::get(t, a.getBool());
+    else if (a.isFloat())
+      c = llvm::ConstantFP::get(t, a.getFloat());
+    else
+      c = llvm::ConstantInt::get(t, uint64_t(a.getInt()), !u->dtype().isUnsigned());
+    if (!u->dtype().isVector())
+      return c;
+    return llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(u->dtype().lanes()), c);
   }
 
   llvm::Value *intrinsic(llvm::Intrinsic::ID id, llvm::Type *t, std::vector<llvm::Value *> args) {
@@ -143,6 +160,12 @@ private:
       return;
     case Op::Store:
       store(u);
+      return;
+    case Op::Vectorize:
+      values_[u] = vectorize(u);
+      return;
+    case Op::Gep:
+      values_[u] = gep(u);
       return;
     default:
       break;
@@ -194,8 +217,31 @@ private:
     b_.SetInsertPoint(l.exit);
   }
 
+  llvm::Value *vectorize(const UOp *u) {
+    bool splat = std::all_of(u->src().begin(), u->src().end(), [&](const UOp *s) { return s == u->src(0); });
+    if (splat)
+      return b_.CreateVectorSplat(u->dtype().lanes(), val(u->src(0)));
+    llvm::Value *v = llvm::PoisonValue::get(type(u->dtype()));
+    for (size_t i = 0; i < u->numSrc(); ++i)
+      v = b_.CreateInsertElement(v, val(u->src(i)), b_.getInt64(i));
+    return v;
+  }
+
+  /// One lane: extractelement; several: a shuffle of the vector.
+  llvm::Value *gep(const UOp *u) {
+    llvm::Value *x = val(u->src(0));
+    std::vector<int64_t> lanes = u->arg().intTuple();
+    if (!u->src(0)->dtype().isVector())
+      return lanes.size() == 1 ? x : b_.CreateVectorSplat(unsigned(lanes.size()), x);
+    if (lanes.size() == 1)
+      return b_.CreateExtractElement(x, b_.getInt64(uint64_t(lanes[0])));
+    std::vector<int> mask(lanes.begin(), lanes.end());
+    return b_.CreateShuffleVector(x, mask);
+  }
+
+  /// Offsets count elements of the buffer's scalar type; a pointer to a vector addresses consecutive elements.
   void index(const UOp *u) {
-    llvm::Type *et = memoryType(c_, u->dtype().pointee());
+    llvm::Type *et = memoryType(c_, u->dtype().pointee().element());
     llvm::Value *base = val(u->src(0));
     values_[u] = b_.CreateGEP(et, base, val(u->src(1)));
     base_[u] = base_.count(u->src(0)) ? base_[u->src(0)] : base;
@@ -221,9 +267,9 @@ private:
     if (cond) // read something harmless where the access is masked off
       ptr = b_.CreateSelect(cond, ptr, base_.at(u->src(0)));
     DType d = u->dtype();
-    llvm::Value *v = b_.CreateLoad(memoryType(c_, d), ptr);
+    llvm::Value *v = b_.CreateAlignedLoad(memoryType(c_, d), ptr, elementAlign(d));
     if (d.element().isBool())
-      v = b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+      v = b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
     if (cond) {
       llvm::Value *alt = u->numSrc() == 3 ? val(u->src(1)) : llvm::Constant::getNullValue(type(d));
       v = b_.CreateSelect(cond, v, alt);
@@ -235,17 +281,18 @@ private:
     llvm::Value *gate = u->numSrc() == 3 ? val(u->src(2)) : nullptr;
     llvm::Value *cond = condition(u, gate);
     llvm::Value *v = val(u->src(1));
-    if (u->src(1)->dtype().element().isBool())
-      v = b_.CreateZExt(v, llvm::Type::getInt8Ty(c_));
+    DType d = u->src(1)->dtype();
+    if (d.element().isBool())
+      v = b_.CreateZExt(v, memoryType(c_, d));
     if (!cond) {
-      b_.CreateStore(v, val(u->src(0)));
+      b_.CreateAlignedStore(v, val(u->src(0)), elementAlign(d));
       return;
     }
     llvm::BasicBlock *doStore = llvm::BasicBlock::Create(c_, "store", f_);
     llvm::BasicBlock *after = llvm::BasicBlock::Create(c_, "stored", f_);
     b_.CreateCondBr(cond, doStore, after);
     b_.SetInsertPoint(doStore);
-    b_.CreateStore(v, val(u->src(0)));
+    b_.CreateAlignedStore(v, val(u->src(0)), elementAlign(d));
     b_.CreateBr(after);
     b_.SetInsertPoint(after);
   }
@@ -354,9 +401,6 @@ private:
 } // namespace
 
 void renderKernelLLVM(const UOp *linear, const KernelInfo &info, const std::string &function, llvm::Module &m) {
-  for (const UOp *u : linear->src())
-    if (u->dtype().isVector())
-      internalError("llvm renderer: vector dtypes are not supported yet");
   LLVMKernel k(linear, info, m, function);
   k.render();
   std::string err;

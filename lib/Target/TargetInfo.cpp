@@ -24,14 +24,6 @@ static std::string hostFeatures() {
   return out;
 }
 
-static int vectorBitsOf(const std::string &features) {
-  if (features.find("+avx512f") != std::string::npos)
-    return 512;
-  if (features.find("+avx") != std::string::npos)
-    return 256;
-  return 128;
-}
-
 std::optional<TargetInfo> targetFor(const std::string &name, const std::string &cpu, const std::string &features,
                                     std::string &error) {
   if (name != "cpu" && name != "c") {
@@ -43,7 +35,9 @@ std::optional<TargetInfo> targetFor(const std::string &name, const std::string &
   t.triple = llvm::sys::getDefaultTargetTriple();
   t.cpu = cpu.empty() || cpu == "native" ? llvm::sys::getHostCPUName().str() : cpu;
   t.features = features.empty() ? (cpu.empty() || cpu == "native" ? hostFeatures() : "") : features;
-  t.vectorBits = vectorBitsOf(t.features);
+  t.desc = *hostTargetDesc(name);
+  t.desc.vectorBits = vectorBitsOfFeatures(t.features);
+  t.desc.vectorRegisters = t.desc.vectorBits == 512 ? 32 : 16;
   t.cflags = "-O3 -fwrapv -fno-math-errno -ffp-contract=off -fPIC -march=" + (cpu.empty() ? std::string("native") : cpu);
   return t;
 }

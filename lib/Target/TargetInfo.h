@@ -4,6 +4,8 @@
 
 #pragma once
 
+#include "Passes/TargetDesc.h"
+
 #include <optional>
 #include <string>
 
@@ -14,12 +16,8 @@ struct TargetInfo {
   std::string triple;     // LLVM target triple
   std::string cpu;        // CPU name (e.g. znver4), "native" resolved to the host
   std::string features;   // LLVM feature string (+avx2,+fma,...)
-  int vectorBits = 128;   // widest vector register
-  bool hasThreads = true; // kernels' outer loops may be split across threads
-  bool hasLocal = false;  // workgroup-local memory (GPUs)
-  bool hasShared = false;
-  /// exp2, log2 and sin are used as the target provides them; otherwise decompose-transcendentals replaces them.
-  bool nativeTranscendentals = false;
+  /// What the lowering passes know of this target (vector width, vector ALU, memory spaces, limits).
+  TargetDesc desc;
   /// Flags for the system C compiler (c target).
   std::string cflags;
 };

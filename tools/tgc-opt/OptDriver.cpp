@@ -154,6 +154,7 @@ ChunkResult Driver::runChunk(const Chunk &chunk, const Pipeline &pipeline, DiagE
     inst.verifyEach = o_.verifyEach;
     inst.printAfterAll = o_.printAfterAll;
     inst.opts = o_.opts;
+    inst.target = *hostTargetDesc(o_.target);
     inst.printAfterChange = o_.printAfterChange;
     inst.printBefore = o_.printBefore;
     inst.printAfter = o_.printAfter;
@@ -170,6 +171,9 @@ ChunkResult Driver::runChunk(const Chunk &chunk, const Pipeline &pipeline, DiagE
       timings_.push_back(t);
     for (const auto &[name, value] : pm.stats())
       stats_[name] += value;
+    if (o_.printRemarks)
+      for (const std::string &r : m->remarks)
+        std::fprintf(stderr, "remark: %s\n", r.c_str());
     if (ok) {
       result.text = printModule(*m);
       result.ok = !o_.verifyRoundtrip || checkRoundtrip(ctx, *m, result.text, diags);

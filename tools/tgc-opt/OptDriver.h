@@ -17,12 +17,14 @@ struct OptOptions {
   bool printPipeline = false;
   bool printAfterAll = false;
   std::string opts;
+  std::string target = "cpu";
   bool printAfterChange = false;
   std::vector<std::string> printBefore;
   std::vector<std::string> printAfter;
   bool verifyEach = true;
   bool timePasses = false;
   bool stats = false;
+  bool printRemarks = false;
   bool splitInputFile = false;
   bool verifyDiagnostics = false;
   bool verifyRoundtrip = false;

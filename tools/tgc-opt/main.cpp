@@ -18,13 +18,16 @@ int main(int argc, char **argv) {
   app.add_flag("--list-passes", o.listPasses, "list every pass with its stages and description");
   app.add_flag("--print-pipeline", o.printPipeline, "print the canonical pipeline text and exit");
   app.add_flag("--print-after-all", o.printAfterAll, "print the IR after every pass (to stderr)");
-  app.add_option("--opts", o.opts, "optimization actions for apply-opts: upcast:AXIS:AMOUNT,unroll:AXIS:AMOUNT");
+  app.add_option("--opts", o.opts, "optimization actions for apply-opts and optimize: upcast:AXIS:AMOUNT,unroll:AXIS:AMOUNT (optimize: none = no actions)");
+  app.add_option("--target", o.target, "target the codegen passes lower for: cpu (default) or c")
+      ->check(CLI::IsMember({"cpu", "c"}));
   app.add_flag("--print-after-change", o.printAfterChange, "print the IR after every pass that changed it");
   app.add_option("--print-before", o.printBefore, "print the IR before this pass (repeatable)");
   app.add_option("--print-after", o.printAfter, "print the IR after this pass (repeatable)");
   app.add_option("--verify-each", o.verifyEach, "verify the input and the IR after every pass (default true)");
   app.add_flag("--time-passes", o.timePasses, "report the wall time of each pass");
   app.add_flag("--stats", o.stats, "report how often each rewrite rule fired");
+  app.add_flag("--print-remarks", o.printRemarks, "print what passes decided (optimize's actions per kernel)");
   app.add_flag("--split-input-file", o.splitInputFile, "treat '// -----' lines as separating independent inputs");
   app.add_flag("--verify-diagnostics", o.verifyDiagnostics,
                "check diagnostics against '// expected-error {{...}}' comments instead of printing them");

@@ -50,7 +50,7 @@ int compileCommand(const CompileOptions &o) {
   r.sanitize = o.sanitize;
   if (r.embedWeights && r.weightsFile.empty())
     r.embedWeights = false; // nothing to embed
-  if (!lowerForCodegen(*m, diags, o.opts))
+  if (!lowerForCodegen(*m, diags, target->desc, o.opts))
     return 1;
   reportKernels(*m);
   if (!compileProgram(m->root, r, err))

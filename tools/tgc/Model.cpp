@@ -132,13 +132,14 @@ std::string weightsFilePath(const Module &m) {
   return fs::absolute(w.is_absolute() ? w : fs::path(baseDir(m)) / w).lexically_normal().string();
 }
 
-bool lowerForCodegen(Module &m, DiagEngine &diags, const std::string &opts) {
+bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetDesc &target, const std::string &opts) {
   std::string err;
-  auto pipeline = parsePipeline(opts.empty() ? "lower-tensors,codegen" : "lower-tensors,apply-opts,codegen", err);
+  auto pipeline = parsePipeline("lower-tensors,codegen", err); // codegen's optimize takes `opts`
   if (!pipeline)
     internalError(err);
   Instrumentation inst;
   inst.opts = opts;
+  inst.target = target;
   inst.printAfterAll = debugLevel() >= 8;
   PassManager pm(*pipeline, inst);
   return pm.run(m, diags);
@@ -180,6 +181,9 @@ void reportKernels(const Module &m) {
     if (debugLevel() >= 3)
       text += printGraph(call->src(0));
   }
+  if (debugLevel() >= 3)
+    for (const std::string &r : m.remarks)
+      text += "  remark: " + r + "\n";
   std::fprintf(stderr, "tgc: scheduled %zu kernels\n%s", m.root->numSrc(), text.c_str());
 }
 

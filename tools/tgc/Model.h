@@ -6,6 +6,7 @@
 
 #include "IR/Module.h"
 #include "Interp/Interpreter.h"
+#include "Passes/TargetDesc.h"
 #include "Support/Diagnostics.h"
 
 #include <optional>
@@ -32,7 +33,7 @@ std::string weightsFilePath(const Module &m);
 
 /// Lower a tensor-level model to a program whose kernels are ready for a renderer (pipelines lower-tensors and
 /// codegen), reporting problems to `diags`.
-bool lowerForCodegen(Module &m, DiagEngine &diags, const std::string &opts = "");
+bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetDesc &target, const std::string &opts = "");
 
 /// Write each output as DIR/NAME.npy (creating DIR). Returns false with a one-line reason.
 bool writeOutputs(const std::string &dir, const interp::ArrayMap &outputs, std::string &error);

@@ -60,14 +60,14 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
                  const std::vector<interp::TensorSpec> &sig, interp::ArrayMap &outputs, std::string &err,
                  DiagEngine &diags) {
   std::string weights = weightsFilePath(m);
-  if (!lowerForCodegen(m, diags, o.opts)) {
+  auto target = targetFor(o.target, "", "", err);
+  if (!target)
+    return false;
+  if (!lowerForCodegen(m, diags, target->desc, o.opts)) {
     err = "the model could not be lowered";
     return false;
   }
   reportKernels(m);
-  auto target = targetFor(o.target, "", "", err);
-  if (!target)
-    return false;
   JitProgram jit;
   if (!jit.build(m.root, "model", *target, err))
     return false;

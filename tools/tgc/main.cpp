@@ -30,7 +30,7 @@ int main(int argc, char **argv) {
   runCmd->add_flag("--compare", run.compare, "also run the interpreter and report the largest differences");
   runCmd->add_option("--threads", run.threads, "threads (default: one per core)");
   runCmd->add_option("--bench", run.bench, "run N more times and report the min and median time");
-  runCmd->add_option("--opts", run.opts, "optimization actions (apply-opts): upcast:AXIS:AMOUNT,unroll:AXIS:AMOUNT");
+  runCmd->add_option("--opts", run.opts, "optimization actions replacing the heuristics: upcast:AXIS:AMOUNT,unroll:AXIS:AMOUNT, or none");
 
   tgc::CompileOptions compile;
   CLI::App *compileCmd = app.add_subcommand("compile", "compile a model to an executable or a static library");
@@ -42,7 +42,7 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--emit", compile.emit, "exe (default): an executable; lib: lib<name>.a and <name>.h");
   compileCmd->add_option("--weights", compile.weights, "embed (default): in the binary; external: read at run time");
   compileCmd->add_option("--name", compile.name, "the model's name (default: the file's)");
-  compileCmd->add_option("--opts", compile.opts, "optimization actions (apply-opts), as for tgc-opt --opts");
+  compileCmd->add_option("--opts", compile.opts, "optimization actions replacing the heuristics, as for tgc run --opts");
   compileCmd->add_flag("--sanitize-address", compile.sanitize, "build kernels and tables with AddressSanitizer");
 
   compileCmd->add_option("--weights-file", compile.weightsFile, "the safetensors file (default: the model's)");

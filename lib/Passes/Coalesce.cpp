@@ -1,0 +1,205 @@
+//===- Coalesce.cpp - Lane accesses to adjacent addresses become vector accesses -*- C++ -*-===//
+// vectorize(load(b[i]), load(b[i+1]), ...) -> load(b[i] : ptr<T x n>); a noop of stores to b[i], b[i+1] likewise.
+//===----------------------------------------------------------------------===//
+//
+// Lanes are grouped by (buffer, base, valid) where each address is base + constant (what expand and simplify
+// leave); within a group, runs of consecutive offsets are cut into power-of-two pieces of at most the target's
+// widest access, and each piece of two or more lanes becomes one vector access. A vectorize whose lanes came from
+// several pieces becomes a vectorize of lanes of those pieces (one shuffle). Lanes with different valid masks or
+// gates never share an access, so masking stays exact. Only for targets with vector types (TargetDesc::vectorALU).
+
+#include "IR/Rewrite.h"
+#include "Passes/Pass.h"
+#include "Passes/SimplifyRules.h"
+
+#include <algorithm>
+#include <map>
+
+namespace tgc {
+namespace {
+
+/// An address as base + offset (base nullptr when the address is a constant).
+struct Address {
+  const UOp *index = nullptr; // the index node
+  const UOp *base = nullptr;
+  int64_t offset = 0;
+};
+
+/// index(buf, base + c[, valid]) -> (buf, base, c, valid); nullopt for anything else.
+std::optional<Address> addressOf(const UOp *p) {
+  if (p->op() != Op::Index || p->dtype().pointee().isVector() || p->numSrc() < 2)
+    return std::nullopt;
+  Address a{p, p->src(1), 0};
+  while (a.base && a.base->op() == Op::Add && a.base->src(1)->isConst()) {
+    a.offset += a.base->src(1)->constInt();
+    a.base = a.base->src(0);
+  }
+  if (a.base && a.base->isConst()) {
+    a.offset += a.base->constInt();
+    a.base = nullptr;
+  }
+  return a;
+}
+
+/// Which lanes share one access: same buffer, base and valid mask.
+using GroupKey = std::tuple<const UOp *, const UOp *, const UOp *>;
+
+GroupKey keyOf(const Address &a) {
+  const UOp *p = a.index;
+  return {p->src(0), a.base, p->numSrc() == 3 ? p->src(2) : nullptr};
+}
+
+/// A run of consecutive offsets [start, start + n) served by one access.
+struct Piece {
+  int64_t start;
+  int64_t n;
+  const UOp *index; // the lane index at `start`
+};
+
+/// Cut sorted distinct offsets into pieces of consecutive offsets, each a power of two of at most maxLanes.
+std::vector<Piece> cutPieces(const std::map<int64_t, const UOp *> &offsets, int64_t maxLanes) {
+  std::vector<Piece> pieces;
+  auto it = offsets.begin();
+  while (it != offsets.end()) {
+    int64_t run = 1;
+    auto next = std::next(it);
+    while (next != offsets.end() && next->first == it->first + run && run < maxLanes) {
+      ++run;
+      ++next;
+    }
+    int64_t n = 1;
+    while (n * 2 <= run)
+      n *= 2;
+    pieces.push_back({it->first, n, it->second});
+    std::advance(it, n);
+  }
+  return pieces;
+}
+
+DType vectorPtr(const UOp *index, int64_t n) {
+  DType p = index->dtype();
+  return p.pointee().element().vec(uint16_t(n)).ptr(p.addrSpace());
+}
+
+/// The pieces of each group, and for each lane its piece and position.
+struct Plan {
+  std::map<GroupKey, std::vector<Piece>> pieces;
+  bool useful = false; // some piece has two or more lanes
+};
+
+Plan planAccesses(const std::vector<Address> &lanes, int64_t maxLanes) {
+  std::map<GroupKey, std::map<int64_t, const UOp *>> offsets;
+  for (const Address &a : lanes)
+    offsets[keyOf(a)].emplace(a.offset, a.index);
+  Plan plan;
+  for (auto &[key, offs] : offsets) {
+    plan.pieces[key] = cutPieces(offs, maxLanes);
+    for (const Piece &p : plan.pieces[key])
+      plan.useful = plan.useful || p.n > 1;
+  }
+  return plan;
+}
+
+const Piece &pieceOf(const Plan &plan, const Address &a) {
+  for (const Piece &p : plan.pieces.at(keyOf(a)))
+    if (a.offset >= p.start && a.offset < p.start + p.n)
+      return p;
+  internalError("coalesce: lane without a piece");
+}
+
+struct State {
+  int64_t maxLanes;
+};
+
+/// vectorize(load(b[i+k])...) -> lanes of vector loads
+const UOp *coalesceLoads(const Match &m) {
+  const UOp *v = m.root();
+  std::vector<Address> lanes;
+  for (const UOp *s : v->src()) {
+    if (s->op() != Op::Load || s->numSrc() != 1)
+      return nullptr;
+    std::optional<Address> a = addressOf(s->src(0));
+    if (!a)
+      return nullptr;
+    lanes.push_back(*a);
+  }
+  Plan plan = planAccesses(lanes, m.user<State>().maxLanes);
+  if (!plan.useful)
+    return nullptr;
+  Context &ctx = v->ctx();
+  DType e = v->dtype().element();
+  std::map<const UOp *, const UOp *> loads; // piece index -> its load
+  std::vector<const UOp *> out;
+  for (const Address &a : lanes) {
+    const Piece &p = pieceOf(plan, a);
+    const UOp *&load = loads[p.index];
+    if (!load) {
+      const UOp *ptr = p.n == 1 ? p.index : ctx.make(Op::Index, vectorPtr(p.index, p.n), p.index->src(), p.index->arg());
+      load = ctx.make(Op::Load, e.vec(uint16_t(p.n)), {ptr});
+    }
+    out.push_back(p.n == 1 ? load : ctx.make(Op::Gep, e, {load}, Arg::tuple({Arg(a.offset - p.start)})));
+  }
+  return simplifyExpression(ctx.make(Op::Vectorize, v->dtype(), out));
+}
+
+/// noop(store(b[i+k], x_k)...) -> vector stores of vectorize(x_k...)
+const UOp *coalesceStores(const Match &m) {
+  const UOp *group = m.root();
+  std::vector<Address> lanes;
+  std::vector<const UOp *> values;
+  for (const UOp *s : group->src()) {
+    if (s->op() != Op::Store || s->numSrc() != 2)
+      return nullptr;
+    std::optional<Address> a = addressOf(s->src(0));
+    if (!a)
+      return nullptr;
+    lanes.push_back(*a);
+    values.push_back(s->src(1));
+  }
+  Plan plan = planAccesses(lanes, m.user<State>().maxLanes);
+  if (!plan.useful)
+    return nullptr;
+  std::map<std::pair<GroupKey, int64_t>, const UOp *> valueAt;
+  for (size_t i = 0; i < lanes.size(); ++i)
+    if (!valueAt.emplace(std::make_pair(keyOf(lanes[i]), lanes[i].offset), values[i]).second)
+      return nullptr; // two stores to one address: keep their order as written
+  Context &ctx = group->ctx();
+  std::vector<const UOp *> stores;
+  for (auto &[key, pieces] : plan.pieces) {
+    for (const Piece &p : pieces) {
+      std::vector<const UOp *> vals;
+      for (int64_t k = 0; k < p.n; ++k)
+        vals.push_back(valueAt.at({key, p.start + k}));
+      if (p.n == 1) {
+        stores.push_back(ctx.make(Op::Store, dt::Void, {p.index, vals[0]}));
+        continue;
+      }
+      const UOp *ptr = ctx.make(Op::Index, vectorPtr(p.index, p.n), p.index->src(), p.index->arg());
+      const UOp *value = simplifyExpression(ctx.make(Op::Vectorize, vals[0]->dtype().vec(uint16_t(p.n)), vals));
+      stores.push_back(ctx.make(Op::Store, dt::Void, {ptr, value}));
+    }
+  }
+  return stores.size() == 1 ? stores[0] : ctx.make(Op::Noop, dt::Void, stores);
+}
+
+} // namespace
+
+const UOp *runCoalesce(const UOp *root, PassContext &pc) {
+  if (!pc.target.vectorALU)
+    return root; // scalar renderers: the lanes stay separate accesses
+  static const PatternMatcher pm(
+      "coalesce", {{UPat::any({Op::Vectorize}), coalesceLoads,
+                    "vectorize(load(b[i]), load(b[i+1]), ...) -> load(b[i] : ptr<T x n>)  (same base and valid)"},
+                   {UPat::any({Op::Noop}), coalesceStores,
+                    "noop(store(b[i], x), store(b[i+1], y), ...) -> store(b[i] : ptr<T x n>, vectorize(x, y, ...))"}});
+  State st{pc.target.maxVectorAccess};
+  RewriteOptions opts;
+  opts.user = &st;
+  const UOp *out = graphRewrite(root, pm, opts);
+  for (const UOp *u : toposort(out))
+    if (u->op() == Op::Index && u->dtype().pointee().isVector() && u->dtype().addrSpace() == AddrSpace::Global)
+      pc.stats["coalesce.vector-accesses"] += 1;
+  return out;
+}
+
+} // namespace tgc

@@ -1,0 +1,362 @@
+//===- Expand.cpp - Upcast and unroll ranges become vector lanes -*- C++ -*-===//
+// Every value that depends on upcast or unroll ranges becomes a vector with one lane per value of those ranges.
+//===----------------------------------------------------------------------===//
+//
+// The lanes of a value are the values of its *axes*: the expanded ranges it depends on, ordered by range id,
+// the last varying fastest (lane = mixed radix of the range values). Per node, in operand order:
+//   range r (upcast/unroll, size n)  -> vectorize(0, 1, ..., n-1)            axes {r}
+//   alu(a, b)                        -> alu(widen(a), widen(b)) : T x L      axes a ∪ b
+//   index(buf, i[, valid])           -> one scalar index per lane: i and valid with each range replaced by the
+//                                       lane's value (addresses stay scalar, so coalesce can see base + k)
+//   load(p)                          -> vectorize(load(p_0), ..., load(p_L-1))
+//   store(p, v)                      -> noop(store(p_0, gep(v, 0)), ..., store(p_L-1, gep(v, L-1)))
+//   reduce(v, r_unroll, r...)        -> reduce(op(gep(v, lanes with r_unroll = 0), ..., = n-1), r...)
+//   end(x, r_upcast, r...)           -> end(x, r...)   (or x when no loop is left)
+// widen(x) moves x to more axes: a constant becomes a vector constant, another scalar a vectorize of copies, a
+// vector a gep choosing the lane of each wider lane. Memory accesses are split into lanes here and merged back
+// into vector loads and stores by coalesce; devectorize splits the vector ALU ops for targets without them.
+
+#include "IR/Rewrite.h"
+#include "Passes/Linearize.h"
+#include "Passes/Pass.h"
+#include "Passes/ProgramInfo.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace tgc {
+namespace {
+
+bool isExpandedKind(const UOp *r) {
+  if (r->op() != Op::Range || !r->arg().isTuple())
+    return false;
+  const std::string &kind = r->arg().getTuple()[1].getString();
+  return kind == "upcast" || kind == "unroll";
+}
+
+int64_t rangeSize(const UOp *r) { return r->src(0)->constInt(); }
+
+bool byId(const UOp *a, const UOp *b) {
+  return a->arg().getTuple()[0].getInt() < b->arg().getTuple()[0].getInt();
+}
+
+/// Expanded ranges in lane order.
+using Axes = std::vector<const UOp *>;
+
+int64_t laneCount(const Axes &axes) {
+  int64_t n = 1;
+  for (const UOp *r : axes)
+    n *= rangeSize(r);
+  return n;
+}
+
+Axes unite(const Axes &a, const Axes &b) {
+  Axes out;
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out), byId);
+  return out;
+}
+
+/// The value of each axis in `lane` of `axes`.
+std::map<const UOp *, int64_t> laneValues(const Axes &axes, int64_t lane) {
+  std::map<const UOp *, int64_t> v;
+  for (size_t i = axes.size(); i-- > 0;) {
+    v[axes[i]] = lane % rangeSize(axes[i]);
+    lane /= rangeSize(axes[i]);
+  }
+  return v;
+}
+
+/// The lane of `axes` with the given axis values (axes missing from `values` do not occur).
+int64_t laneOf(const Axes &axes, const std::map<const UOp *, int64_t> &values) {
+  int64_t lane = 0;
+  for (const UOp *r : axes)
+    lane = lane * rangeSize(r) + values.at(r);
+  return lane;
+}
+
+/// What a node became: a value (scalar when `axes` is empty), or for an index, one pointer per lane.
+struct Expanded {
+  const UOp *node = nullptr;
+  Axes axes;
+  std::vector<const UOp *> lanes;
+};
+
+class Expander {
+public:
+  Expander(Context &ctx, const TargetDesc &target) : ctx_(ctx), target_(target) {}
+
+  /// The kernel with its upcast and unroll ranges expanded, or nullptr with `error` set.
+  const UOp *run(const UOp *kernel) {
+    for (const UOp *u : toposort(kernel)) {
+      Expanded e = expand(u);
+      if (!error.empty())
+        return nullptr;
+      done_[u] = std::move(e);
+    }
+    return done_.at(kernel).node;
+  }
+
+  std::string error;
+
+private:
+  Expanded fail(const UOp *u, const std::string &why) {
+    error = "expand: " + std::string(opName(u->op())) + ": " + why;
+    return {u, {}, {}};
+  }
+
+  Expanded expand(const UOp *u) {
+    if (isExpandedKind(u) && u->src(0)->isConst())
+      return expandRange(u);
+    Axes axes;
+    for (const UOp *s : u->src())
+      axes = unite(axes, done_.at(s).axes);
+    if (laneCount(axes) > target_.maxLanes)
+      return fail(u, std::to_string(laneCount(axes)) + " lanes exceed the target's limit of " +
+                         std::to_string(target_.maxLanes));
+    switch (u->op()) {
+    case Op::Index:
+      return axes.empty() ? rebuilt(u) : expandIndex(u, axes);
+    case Op::Load:
+      return expandLoad(u, axes);
+    case Op::Store:
+      return expandStore(u, axes);
+    case Op::Reduce:
+      return expandReduce(u);
+    case Op::End:
+      return expandEnd(u);
+    default:
+      break;
+    }
+    if (axes.empty())
+      return rebuilt(u);
+    if (!group::elementwise().contains(u->op()) && u->op() != Op::Mulacc)
+      return fail(u, "cannot take vector operands");
+    std::vector<const UOp *> src;
+    for (const UOp *s : u->src())
+      src.push_back(widen(done_.at(s), axes));
+    DType d = u->dtype().vec(uint16_t(laneCount(axes)));
+    return {ctx_.make(u->op(), d, src, u->arg()), axes, {}};
+  }
+
+  /// u with its operands replaced by what they became (all scalar).
+  Expanded rebuilt(const UOp *u) {
+    std::vector<const UOp *> src;
+    for (const UOp *s : u->src())
+      src.push_back(done_.at(s).node);
+    return {ctx_.withSrc(u, src), {}, {}};
+  }
+
+  Expanded expandRange(const UOp *r) {
+    int64_t n = rangeSize(r);
+    if (n == 1)
+      return {ctx_.constInt(r->dtype(), 0), {}, {}};
+    std::vector<const UOp *> lanes;
+    for (int64_t i = 0; i < n; ++i)
+      lanes.push_back(ctx_.constInt(r->dtype(), i));
+    return {ctx_.make(Op::Vectorize, r->dtype().vec(uint16_t(n)), lanes), {r}, {}};
+  }
+
+  /// x moved to the lanes of `to` (a superset of its axes).
+  const UOp *widen(const Expanded &x, const Axes &to) {
+    if (x.axes == to)
+      return x.node;
+    int64_t n = laneCount(to);
+    DType d = x.node->dtype().element().vec(uint16_t(n));
+    if (x.axes.empty() && x.node->isConst())
+      return ctx_.make(Op::Const, d, {}, x.node->arg());
+    if (x.axes.empty())
+      return ctx_.make(Op::Vectorize, d, std::vector<const UOp *>(size_t(n), x.node));
+    return gep(x, to, n);
+  }
+
+  /// gep choosing, for each lane of `to`, the lane of x with the same axis values.
+  const UOp *gep(const Expanded &x, const Axes &to, int64_t n) {
+    std::vector<Arg> lanes;
+    for (int64_t l = 0; l < n; ++l)
+      lanes.push_back(Arg(laneOf(x.axes, laneValues(to, l))));
+    DType d = x.node->dtype().element().vec(uint16_t(n));
+    return ctx_.make(Op::Gep, d, {x.node}, Arg(lanes));
+  }
+
+  /// Lane `lane` of a value with these axes, as a scalar.
+  const UOp *laneOfValue(const Expanded &x, const Axes &axes, int64_t lane) {
+    if (x.axes.empty())
+      return x.node;
+    int64_t l = laneOf(x.axes, laneValues(axes, lane));
+    return ctx_.make(Op::Gep, x.node->dtype().element(), {x.node}, Arg::tuple({Arg(l)}));
+  }
+
+  // --- memory: one scalar address per lane --------------------------------------------------------------------
+
+  Expanded expandIndex(const UOp *u, const Axes &axes) {
+    Expanded e;
+    e.axes = axes;
+    for (int64_t l = 0; l < laneCount(axes); ++l) {
+      std::map<const UOp *, int64_t> values = laneValues(axes, l);
+      std::vector<const UOp *> src = {done_.at(u->src(0)).node};
+      for (size_t i = 1; i < u->numSrc(); ++i)
+        src.push_back(scalarAt(u->src(i), values));
+      e.lanes.push_back(ctx_.make(Op::Index, u->dtype(), src, u->arg()));
+    }
+    return e;
+  }
+
+  /// The scalar value of original node u where the expanded ranges take `values`: address arithmetic is rebuilt
+  /// with the ranges replaced by constants (so it simplifies to base + constant); anything else is a lane of its
+  /// expanded value.
+  const UOp *scalarAt(const UOp *u, const std::map<const UOp *, int64_t> &values) {
+    const Expanded &x = done_.at(u);
+    if (x.axes.empty())
+      return x.node;
+    auto key = std::make_pair(u, laneOf(x.axes, values));
+    if (auto it = scalarMemo_.find(key); it != scalarMemo_.end())
+      return it->second;
+    const UOp *out = nullptr;
+    if (isExpandedKind(u)) {
+      out = ctx_.constInt(u->dtype(), values.at(u));
+    } else if (group::elementwise().contains(u->op()) || u->op() == Op::Index ||
+               (u->op() == Op::Load && u->numSrc() == 1)) {
+      std::vector<const UOp *> src;
+      for (const UOp *s : u->src())
+        src.push_back(scalarAt(s, values));
+      DType d = u->dtype().isPtr() ? u->dtype() : u->dtype().element();
+      out = ctx_.make(u->op(), d, src, u->arg());
+    } else {
+      out = laneOfValue(x, x.axes, key.second);
+    }
+    scalarMemo_[key] = out;
+    return out;
+  }
+
+  const UOp *pointerLane(const Expanded &p, const Axes &axes, int64_t lane) {
+    if (p.axes.empty())
+      return p.node;
+    return p.lanes[size_t(laneOf(p.axes, laneValues(axes, lane)))];
+  }
+
+  Expanded expandLoad(const UOp *u, const Axes &axes) {
+    const Expanded &p = done_.at(u->src(0));
+    if (axes.empty())
+      return rebuilt(u);
+    std::vector<const UOp *> loads;
+    for (int64_t l = 0; l < laneCount(axes); ++l) {
+      std::vector<const UOp *> src = {pointerLane(p, axes, l)};
+      for (size_t i = 1; i < u->numSrc(); ++i)
+        src.push_back(laneOfValue(done_.at(u->src(i)), axes, l));
+      loads.push_back(ctx_.make(Op::Load, u->dtype(), src));
+    }
+    return {ctx_.make(Op::Vectorize, u->dtype().vec(uint16_t(loads.size())), loads), axes, {}};
+  }
+
+  Expanded expandStore(const UOp *u, const Axes &axes) {
+    if (axes.empty())
+      return rebuilt(u);
+    const Expanded &p = done_.at(u->src(0));
+    std::vector<const UOp *> stores;
+    for (int64_t l = 0; l < laneCount(axes); ++l) {
+      std::vector<const UOp *> src = {pointerLane(p, axes, l)};
+      for (size_t i = 1; i < u->numSrc(); ++i)
+        src.push_back(laneOfValue(done_.at(u->src(i)), axes, l));
+      stores.push_back(ctx_.make(Op::Store, dt::Void, src));
+    }
+    return {ctx_.make(Op::Noop, dt::Void, stores), {}, {}};
+  }
+
+  // --- loops --------------------------------------------------------------------------------------------------
+
+  Expanded expandEnd(const UOp *u) {
+    const Expanded &x = done_.at(u->src(0));
+    if (!x.axes.empty())
+      return fail(u, "closes a value that still has lanes");
+    std::vector<const UOp *> src = {x.node};
+    for (size_t i = 1; i < u->numSrc(); ++i)
+      if (!isExpandedKind(u->src(i)))
+        src.push_back(done_.at(u->src(i)).node);
+    if (src.size() == 1)
+      return {x.node, {}, {}};
+    return {ctx_.make(Op::End, dt::Void, src), {}, {}};
+  }
+
+  Expanded expandReduce(const UOp *u) {
+    const Expanded &v = done_.at(u->src(0));
+    Axes closed, keep;
+    std::vector<const UOp *> loops;
+    for (size_t i = 1; i < u->numSrc(); ++i) {
+      if (isExpandedKind(u->src(i)) && rangeSize(u->src(i)) > 1)
+        closed.push_back(u->src(i));
+      else if (!isExpandedKind(u->src(i)))
+        loops.push_back(done_.at(u->src(i)).node);
+    }
+    std::sort(closed.begin(), closed.end(), byId);
+    for (const UOp *r : v.axes)
+      if (!std::binary_search(closed.begin(), closed.end(), r, byId))
+        keep.push_back(r);
+    const UOp *value = v.node;
+    if (!closed.empty())
+      value = combineLanes(v, keep, closed, u->arg().getOp());
+    if (loops.empty())
+      return {value, keep, {}};
+    std::vector<const UOp *> src = {value};
+    src.insert(src.end(), loops.begin(), loops.end());
+    return {ctx_.make(Op::Reduce, value->dtype(), src, u->arg()), keep, {}};
+  }
+
+  /// op over the lanes of the closed axes: one vector over `keep` per value of the closed axes, folded pairwise.
+  const UOp *combineLanes(const Expanded &v, const Axes &keep, const Axes &closed, Op op) {
+    int64_t n = laneCount(keep);
+    DType d = v.node->dtype().element().vec(uint16_t(n));
+    std::vector<const UOp *> parts;
+    for (int64_t c = 0; c < laneCount(closed); ++c) {
+      std::map<const UOp *, int64_t> values = laneValues(closed, c);
+      std::vector<Arg> lanes;
+      for (int64_t k = 0; k < n; ++k) {
+        std::map<const UOp *, int64_t> all = values;
+        for (auto &[r, x] : laneValues(keep, k))
+          all[r] = x;
+        lanes.push_back(Arg(v.axes.empty() ? 0 : laneOf(v.axes, all)));
+      }
+      if (v.axes.empty())
+        parts.push_back(n == 1 ? v.node : ctx_.make(Op::Vectorize, d, std::vector<const UOp *>(size_t(n), v.node)));
+      else
+        parts.push_back(ctx_.make(Op::Gep, d, {v.node}, Arg(lanes)));
+    }
+    while (parts.size() > 1) { // pairwise: independent partial results
+      std::vector<const UOp *> next;
+      for (size_t i = 0; i + 1 < parts.size(); i += 2)
+        next.push_back(ctx_.make(op, d, {parts[i], parts[i + 1]}));
+      if (parts.size() % 2)
+        next.push_back(parts.back());
+      parts = std::move(next);
+    }
+    return parts[0];
+  }
+
+  Context &ctx_;
+  const TargetDesc &target_;
+  std::unordered_map<const UOp *, Expanded> done_;
+  std::map<std::pair<const UOp *, int64_t>, const UOp *> scalarMemo_;
+};
+
+} // namespace
+
+const UOp *runExpand(const UOp *root, PassContext &pc) {
+  std::unordered_map<const UOp *, const UOp *> expanded;
+  for (const UOp *u : toposort(root)) {
+    if (u->op() != Op::Sink || !isKernelRoot(u))
+      continue;
+    Expander e(u->ctx(), pc.target);
+    const UOp *k = e.run(u);
+    if (!k) {
+      pc.diags.error(Loc{pc.module.fileName, 0, 0}, e.error);
+      return nullptr;
+    }
+    if (k != u) {
+      expanded[u] = k;
+      pc.stats["expand.kernels"] += 1;
+    }
+  }
+  return substitute(root, expanded);
+}
+
+} // namespace tgc

@@ -1,0 +1,224 @@
+//===- Optimize.cpp - Choosing upcast and unroll actions per kernel -*- C++ -*-===//
+// Hand-written heuristics (tinygrad's hand_coded_optimizations, for CPUs): vector lanes where accesses are
+// contiguous, a register tile where a load is reused, within the target's lane budget.
+//===----------------------------------------------------------------------===//
+//
+// For each kernel, from the strides of its global loads and stores along each range (the change of the address when
+// that range goes from 0 to 1, the others at 0):
+//  1. reuse: if the kernel reduces, upcast a loop axis (not the one chosen in 2) along which some load has stride 0
+//     by up to 4 (a register tile: each loaded value is used by 4 lanes);
+//  2. lanes: upcast the loop axis with store stride 1 along which every load has stride 0 or 1 by up to the
+//     vector width (4 vector widths in a reduce kernel: more accumulators, longer contiguous rows per load); if
+//     there is none, unroll the reduce axis along which every load has stride 0 or 1 (and one stride 1) by up to
+//     the vector width.
+// Amounts are powers of two that divide the range; the accumulator lanes of a reduce kernel fill at most half the
+// target's vector registers (AVX-512: 4 x 64 floats in 16 of 32 zmm registers). The
+// reuse action is applied first so that the contiguous axis gets the higher id, which makes it the fastest lane
+// and its accesses coalesce without shuffles. Explicit actions (--opts) replace the heuristics; --opts=none
+// disables them. Chosen actions are reported as remarks on the module (tgc --debug=3).
+
+#include "IR/Rewrite.h"
+#include "Passes/OptAction.h"
+#include "Passes/Pass.h"
+#include "Passes/ProgramInfo.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace tgc {
+namespace {
+
+using Values = std::unordered_map<const UOp *, int64_t>;
+
+/// The integer value of index arithmetic u with the given range values (unlisted ranges 0); nullopt when u is not
+/// plain arithmetic of ranges and constants.
+std::optional<int64_t> evalIndex(const UOp *u, const Values &values, std::unordered_map<const UOp *, int64_t> &memo) {
+  if (auto it = memo.find(u); it != memo.end())
+    return it->second;
+  std::optional<int64_t> out;
+  if (u->isConst() && u->dtype().isInt()) {
+    out = u->constInt();
+  } else if (u->op() == Op::Range) {
+    auto it = values.find(u);
+    out = it == values.end() ? 0 : it->second;
+  } else if (u->numSrc() == 2 && u->dtype().isInt()) {
+    std::optional<int64_t> a = evalIndex(u->src(0), values, memo), b = evalIndex(u->src(1), values, memo);
+    if (a && b) {
+      switch (u->op()) {
+      case Op::Add: out = *a + *b; break;
+      case Op::Sub: out = *a - *b; break;
+      case Op::Mul: out = *a * *b; break;
+      case Op::Idiv: out = *b ? std::optional<int64_t>(*a / *b) : std::nullopt; break;
+      case Op::Mod: out = *b ? std::optional<int64_t>(*a % *b) : std::nullopt; break;
+      case Op::Max: out = std::max(*a, *b); break;
+      default: break;
+      }
+    }
+  }
+  if (out)
+    memo[u] = *out;
+  return out;
+}
+
+/// Address change when r goes from 0 to 1; nullopt when unknown.
+std::optional<int64_t> strideOf(const UOp *idx, const UOp *r) {
+  std::unordered_map<const UOp *, int64_t> m0, m1;
+  std::optional<int64_t> a = evalIndex(idx, {}, m0), b = evalIndex(idx, {{r, 1}}, m1);
+  if (!a || !b)
+    return std::nullopt;
+  return *b - *a;
+}
+
+struct KernelFacts {
+  std::vector<const UOp *> loops;   // "loop" ranges with constant sizes, by id
+  std::vector<const UOp *> reduces; // "reduce" ranges with constant sizes, by id
+  std::vector<const UOp *> loads;   // index expressions of global loads
+  std::vector<const UOp *> stores;  // index expressions of global stores
+  int elemBytes = 4;                // of the first stored value
+};
+
+int64_t rangeId(const UOp *r) { return r->arg().getTuple()[0].getInt(); }
+int64_t rangeSize(const UOp *r) { return r->src(0)->constInt(); }
+
+KernelFacts factsOf(const UOp *kernel) {
+  KernelFacts f;
+  for (const UOp *u : toposort(kernel)) {
+    if (u->op() == Op::Range && u->src(0)->isConst() && u->arg().isTuple()) {
+      const std::string &kind = u->arg().getTuple()[1].getString();
+      if (kind == "loop")
+        f.loops.push_back(u);
+      else if (kind == "reduce")
+        f.reduces.push_back(u);
+    }
+    if ((u->op() != Op::Load && u->op() != Op::Store) || u->src(0)->op() != Op::Index ||
+        u->src(0)->src(0)->op() != Op::DefineGlobal)
+      continue;
+    if (u->op() == Op::Store) {
+      if (f.stores.empty())
+        f.elemBytes = int(std::max<int64_t>(1, u->src(1)->dtype().itemSize()));
+      f.stores.push_back(u->src(0)->src(1));
+    } else {
+      f.loads.push_back(u->src(0)->src(1));
+    }
+  }
+  auto byId = [](const UOp *a, const UOp *b) { return rangeId(a) < rangeId(b); };
+  std::sort(f.loops.begin(), f.loops.end(), byId);
+  std::sort(f.reduces.begin(), f.reduces.end(), byId);
+  return f;
+}
+
+/// Every access has stride 0 or 1 along r, and at least one has stride 1.
+bool contiguousAlong(const std::vector<const UOp *> &accesses, const UOp *r) {
+  bool one = false;
+  for (const UOp *idx : accesses) {
+    std::optional<int64_t> s = strideOf(idx, r);
+    if (!s || (*s != 0 && *s != 1))
+      return false;
+    one = one || *s == 1;
+  }
+  return one;
+}
+
+bool someStrideZero(const std::vector<const UOp *> &accesses, const UOp *r) {
+  for (const UOp *idx : accesses)
+    if (strideOf(idx, r) == std::optional<int64_t>(0))
+      return true;
+  return false;
+}
+
+/// The largest power of two <= limit dividing n, or 0 when that is 1.
+int64_t amountFor(int64_t n, int64_t limit) {
+  int64_t a = 1;
+  while (a * 2 <= limit && n % (a * 2) == 0)
+    a *= 2;
+  return a >= 2 ? a : 0;
+}
+
+std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
+  KernelFacts f = factsOf(kernel);
+  int64_t width = std::max<int64_t>(1, t.vectorBits / 8 / f.elemBytes);
+  int64_t budget = width * std::max(1, t.vectorRegisters / 2);
+  int64_t reuse = f.reduces.empty() ? 1 : 4;
+  const UOp *lanesAxis = nullptr; // upcast for vector lanes
+  bool unroll = false;
+  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it) {
+    bool storeContiguous = !f.stores.empty();
+    for (const UOp *idx : f.stores)
+      storeContiguous = storeContiguous && strideOf(idx, *it) == std::optional<int64_t>(1);
+    std::vector<const UOp *> all = f.loads;
+    all.insert(all.end(), f.stores.begin(), f.stores.end());
+    if (storeContiguous && contiguousAlong(all, *it) && amountFor(rangeSize(*it), width))
+      lanesAxis = *it;
+  }
+  for (auto it = f.reduces.rbegin(); it != f.reduces.rend() && !lanesAxis; ++it) {
+    if (contiguousAlong(f.loads, *it) && amountFor(rangeSize(*it), width)) {
+      lanesAxis = *it;
+      unroll = true;
+    }
+  }
+  std::vector<OptAction> actions;
+  int64_t lanesWant = unroll || f.reduces.empty() ? width : std::min(4 * width, budget / reuse);
+  int64_t lanes = lanesAxis ? amountFor(rangeSize(lanesAxis), lanesWant) : 1;
+  if (!f.reduces.empty()) {
+    for (auto it = f.loops.rbegin(); it != f.loops.rend(); ++it) {
+      int64_t a = amountFor(rangeSize(*it), std::min<int64_t>(reuse, budget / lanes));
+      if (*it == lanesAxis || !a || !someStrideZero(f.loads, *it))
+        continue;
+      actions.push_back({"upcast", rangeId(*it), a, ""});
+      break;
+    }
+  }
+  if (lanesAxis)
+    actions.push_back({unroll ? "unroll" : "upcast", rangeId(lanesAxis), lanes, ""});
+  for (OptAction &a : actions)
+    a.text = a.kind + ":" + std::to_string(a.axis) + ":" + std::to_string(a.amount);
+  return actions;
+}
+
+std::string kernelName(const UOp *kernel) { return kernel->arg().isString() ? kernel->arg().getString() : "kernel"; }
+
+} // namespace
+
+const UOp *runOptimize(const UOp *root, PassContext &pc) {
+  if (pc.opts == "none")
+    return root;
+  std::optional<std::vector<OptAction>> explicitActions;
+  if (!pc.opts.empty()) {
+    std::string err;
+    explicitActions = parseOptActions(pc.opts, err);
+    if (!explicitActions) {
+      pc.diags.error(Loc{pc.module.fileName, 0, 0}, "optimize: " + err);
+      return nullptr;
+    }
+  }
+  std::unordered_map<const UOp *, const UOp *> done;
+  std::map<std::string, int> uses; // explicit action -> kernels it applied to
+  for (const UOp *u : toposort(root)) {
+    if (u->op() != Op::Sink || !isKernelRoot(u))
+      continue;
+    std::vector<OptAction> actions = explicitActions ? *explicitActions : chooseActions(u, pc.target);
+    const UOp *k = u;
+    std::string applied;
+    for (const OptAction &a : actions) {
+      if (const UOp *next = applyOptAction(k, a)) {
+        k = next;
+        applied += (applied.empty() ? "" : ",") + a.text;
+        pc.stats["optimize." + a.kind] += 1;
+        uses[a.text] += 1;
+      }
+    }
+    if (k != u)
+      done[u] = k;
+    pc.module.remarks.push_back(kernelName(u) + ": " + (applied.empty() ? "no actions" : applied));
+  }
+  for (const OptAction &a : explicitActions.value_or(std::vector<OptAction>{})) {
+    if (uses[a.text] == 0) {
+      pc.diags.error(Loc{pc.module.fileName, 0, 0}, "optimize: '" + a.text + "' applies to no kernel");
+      return nullptr;
+    }
+  }
+  return substitute(root, done);
+}
+
+} // namespace tgc

@@ -1,0 +1,40 @@
+//===- TargetDesc.h - What the lowering passes know of a target -*- C++ -*-===//
+// Vector width, vector ALU, memory spaces and limits: the facts that parameterize optimize, expand and devectorize.
+//===----------------------------------------------------------------------===//
+//
+// lib/Target's TargetInfo carries one of these next to how code is compiled (triple, CPU, flags); the passes see only
+// this struct, so a GPU target reuses the same pipeline with other numbers.
+
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace tgc {
+
+struct TargetDesc {
+  std::string name = "cpu";
+  /// Widest vector register, in bits (SSE 128, AVX2 256, AVX-512 512).
+  int vectorBits = 128;
+  /// The renderer has vector types and vector ALU ops; without them devectorize splits every vector into lanes.
+  bool vectorALU = true;
+  /// Widest vector load or store coalesce may form, in elements (LLVM legalizes wider ones into several).
+  int maxVectorAccess = 16;
+  bool hasThreads = true;  // outer loops may be split across threads
+  bool hasLocal = false;   // workgroup-local index spaces (GPUs)
+  bool hasShared = false;  // shared memory (GPUs)
+  /// exp2, log2 and sin are used as the target provides them; otherwise decompose-transcendentals replaces them.
+  bool nativeTranscendentals = false;
+  /// Most lanes one value of an expanded kernel may have (upcast amounts times unroll amounts).
+  int maxLanes = 256;
+  /// Vector registers (AVX-512: 32, AVX2 and SSE: 16); optimize keeps accumulators within half of them.
+  int vectorRegisters = 16;
+};
+
+/// The description of a -target= name for the machine tgc runs on ("cpu" or "c"); nullopt for an unknown name.
+std::optional<TargetDesc> hostTargetDesc(const std::string &name);
+
+/// Vector width in bits implied by an LLVM feature string ("+avx512f,..." -> 512).
+int vectorBitsOfFeatures(const std::string &features);
+
+} // namespace tgc
