@@ -112,8 +112,8 @@ private:
     for (const UOp *s : u->src())
       axes = unite(axes, done_.at(s).axes);
     if (laneCount(axes) > target_.maxLanes)
-      return fail(u, std::to_string(laneCount(axes)) + " lanes exceed the target's limit of " +
-                         std::to_string(target_.maxLanes));
+      return fail(u, "would have " + std::to_string(laneCount(axes)) + " lanes, more than the target's " +
+                         std::to_string(target_.maxLanes) + " (use smaller upcast and unroll amounts)");
     switch (u->op()) {
     case Op::Index:
       return axes.empty() ? rebuilt(u) : expandIndex(u, axes);

@@ -46,6 +46,8 @@ std::string constLiteral(const UOp *u) {
   int64_t v = a.getInt();
   if (d.isUnsigned())
     return "((" + ctype(d) + ")" + std::to_string(uint64_t(v)) + "ULL)";
+  if (d.scalar() == Scalar::I32 && v >= 0)
+    return std::to_string(v); // a C int literal is int32_t on every target tgc supports
   if (v == INT64_MIN)
     return "((int64_t)(-9223372036854775807LL - 1))";
   return "((" + ctype(d) + ")" + std::to_string(v) + "LL)";

@@ -18,6 +18,7 @@ struct OptOptions {
   bool printAfterAll = false;
   std::string opts;
   std::string target = "cpu";
+  int vectorBits = 0; // 0: the host's
   bool printAfterChange = false;
   std::vector<std::string> printBefore;
   std::vector<std::string> printAfter;

@@ -21,6 +21,8 @@ int main(int argc, char **argv) {
   app.add_option("--opts", o.opts, "optimization actions for apply-opts and optimize: upcast:AXIS:AMOUNT,unroll:AXIS:AMOUNT (optimize: none = no actions)");
   app.add_option("--target", o.target, "target the codegen passes lower for: cpu (default) or c")
       ->check(CLI::IsMember({"cpu", "c"}));
+  app.add_option("--vector-bits", o.vectorBits, "vector register width the passes assume (128, 256, 512; default: the host's)")
+      ->check(CLI::IsMember({128, 256, 512}));
   app.add_flag("--print-after-change", o.printAfterChange, "print the IR after every pass that changed it");
   app.add_option("--print-before", o.printBefore, "print the IR before this pass (repeatable)");
   app.add_option("--print-after", o.printAfter, "print the IR after this pass (repeatable)");
