@@ -12,7 +12,7 @@ import re
 import subprocess
 import sys
 
-PIPELINES = {"tensor": "lower-tensors", "kernel": "simplify", "program": "schedule,plan-memory"}
+PIPELINES = {"tensor": "lower-tensors,codegen", "kernel": "simplify", "program": "schedule,plan-memory"}
 
 
 def main():
