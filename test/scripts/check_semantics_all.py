@@ -3,7 +3,8 @@
 
 Each `// -----` chunk of every .uop file under test/ and examples/ that parses and has something to run (a tensor
 graph, a program, or a kernel whose root is a sink) is run through the pipeline of its stage with
---check-semantics: tensor graphs through lower-tensors, kernels through simplify, programs through schedule and
+--check-semantics: tensor graphs through lower-tensors and codegen (every kernel pass, vector lanes included),
+kernels through simplify, programs through schedule and
 plan-memory. Usage: check_semantics_all.py SOURCE_DIR TGC TGC_OPT WORKDIR
 """
 import json
