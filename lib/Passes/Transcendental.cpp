@@ -142,6 +142,8 @@ const UOp *runDecomposeTranscendentals(const UOp *root, PassContext &pc) {
   static const PatternMatcher pm("decompose-transcendentals",
                                  {{UPat::any({Op::Exp2, Op::Log2, Op::Sin}), decompose,
                                    "exp2/log2/sin(x) -> range reduction + polynomial (float32 arithmetic)"}});
+  if (pc.target.nativeTranscendentals)
+    return root; // the renderer has exact-enough versions of its own
   return graphRewrite(root, pm);
 }
 
