@@ -2,7 +2,8 @@
 """Corrupted .uop inputs always end in a located error and exit status 1: never a signal, a hang, or a partial file.
 
 Each .uop file under test/ and examples/ is mutated deterministically (truncated, bytes flipped or replaced by
-random bytes, lines deleted, duplicated or swapped) and fed to tgc-opt with an output file, alternately through simplify and through the whole lower-tensors pipeline.
+random bytes, lines deleted, duplicated or swapped) and fed to tgc-opt with an output file, in turn through simplify, the lower-tensors pipeline and the codegen
+pipeline (optimize, expand, devectorize, coalesce, ... on whatever kernels the mutation left).
 Accepted outcomes: exit 0 (the mutation is still a valid program), or exit 1 with an error line naming the file
 ('file:line:col: error:', or 'file: error:' for a problem with the whole input) and no output file. Usage: corrupt_inputs.py SOURCE_DIR TGC_OPT [MUTATIONS_PER_FILE]
 """
@@ -73,7 +74,7 @@ def main():
                 if os.path.exists(out):
                     os.remove(out)
                 runs += 1
-                passes = "simplify" if runs % 2 else "lower-tensors"
+                passes = ("simplify", "lower-tensors", "codegen")[runs % 3]
                 try:
                     r = subprocess.run([tool, inp, f"-passes={passes}", "--split-input-file", "-o", out],
                                        capture_output=True, timeout=20)
