@@ -5,8 +5,9 @@
 //
 // For each kernel, from the strides of its global loads and stores along each range (the change of the address when
 // that range goes from 0 to 1, the others at 0):
-//  1. reuse: if the kernel reduces, upcast a loop axis (not the one chosen in 2) along which some load has stride 0
-//     by up to 4 (a register tile: each loaded value is used by 4 lanes);
+//  1. reuse: if the kernel reduces, upcast the loop axes (not the one chosen in 2) along which some load has
+//     stride 0, innermost first, by up to 4 each and then up to 16 while the lanes fit (a register tile: each
+//     loaded value is used by several lanes, and enough independent accumulators hide the add latency);
 //  2. lanes: upcast the loop axis with store stride 1 along which every load has stride 0 or 1 by up to the
 //     vector width (4 vector widths in a reduce kernel: more accumulators, longer contiguous rows per load); if
 //     there is none, unroll the reduce axis along which every load has stride 0 or 1 (and one stride 1) by up to
@@ -139,7 +140,6 @@ std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
   KernelFacts f = factsOf(kernel);
   int64_t width = std::max<int64_t>(1, t.vectorBits / 8 / f.elemBytes);
   int64_t budget = width * std::max(1, t.vectorRegisters / 2);
-  int64_t reuse = f.reduces.empty() ? 1 : 4;
   const UOp *lanesAxis = nullptr; // upcast for vector lanes
   bool unroll = false;
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it) {
@@ -158,16 +158,26 @@ std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
     }
   }
   std::vector<OptAction> actions;
-  int64_t lanesWant = unroll || f.reduces.empty() ? width : std::min(4 * width, budget / reuse);
+  int64_t lanesWant = unroll || f.reduces.empty() ? width : std::min(4 * width, budget / 4);
   int64_t lanes = lanesAxis ? amountFor(rangeSize(lanesAxis), lanesWant) : 1;
   if (!f.reduces.empty()) {
-    for (auto it = f.loops.rbegin(); it != f.loops.rend(); ++it) {
-      int64_t a = amountFor(rangeSize(*it), std::min<int64_t>(reuse, budget / lanes));
-      if (*it == lanesAxis || !a || !someStrideZero(f.loads, *it))
-        continue;
-      actions.push_back({"upcast", rangeId(*it), a, ""});
-      break;
+    // the register tile: loop axes along which some load is reused, innermost first; up to 4 each, then up to 16
+    // while the accumulators fit the budget
+    std::vector<std::pair<const UOp *, int64_t>> tile;
+    for (auto it = f.loops.rbegin(); it != f.loops.rend(); ++it)
+      if (*it != lanesAxis && someStrideZero(f.loads, *it))
+        tile.push_back({*it, 1});
+    int64_t total = lanes;
+    for (int64_t cap : {4, 16}) {
+      for (auto &[r, a] : tile) {
+        int64_t grown = std::max<int64_t>(1, amountFor(rangeSize(r), std::min(cap, a * (budget / total))));
+        total = total / a * std::max(a, grown);
+        a = std::max(a, grown);
+      }
     }
+    for (auto &[r, a] : tile)
+      if (a > 1)
+        actions.push_back({"upcast", rangeId(r), a, ""});
   }
   if (lanesAxis)
     actions.push_back({unroll ? "unroll" : "upcast", rangeId(lanesAxis), lanes, ""});

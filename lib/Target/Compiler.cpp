@@ -89,7 +89,7 @@ bool compileKernelLLVM(const KernelDesc &k, const std::string &symbol, const Com
                        std::string &error) {
   llvm::LLVMContext ctx;
   llvm::Module m(symbol, ctx);
-  renderKernelLLVM(k.linear, k.info, symbol, m);
+  renderKernelLLVM(k.linear, k.info, symbol, m, r.target.fpContract);
   if (r.sanitize)
     markSanitizeAddress(m);
   if (!optimizeModule(m, r.target, error, r.sanitize))
@@ -232,7 +232,7 @@ bool JitProgram::build(const UOp *root, const std::string &name, const TargetInf
   auto ctx = std::make_unique<llvm::LLVMContext>();
   auto m = std::make_unique<llvm::Module>(name, *ctx);
   for (const KernelDesc &k : s.desc.kernels)
-    renderKernelLLVM(k.linear, k.info, k.symbol, *m);
+    renderKernelLLVM(k.linear, k.info, k.symbol, *m, target.fpContract);
   if (!optimizeModule(*m, target, error))
     return false;
   showSource(name + " (optimized LLVM IR)", printModuleIR(*m));

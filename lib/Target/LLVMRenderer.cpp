@@ -67,8 +67,13 @@ llvm::Align elementAlign(DType d) { return llvm::Align(uint64_t(std::max(1, d.el
 
 class LLVMKernel {
 public:
-  LLVMKernel(const UOp *linear, const KernelInfo &info, llvm::Module &m, const std::string &fn)
+  LLVMKernel(const UOp *linear, const KernelInfo &info, llvm::Module &m, const std::string &fn, bool contract)
       : linear_(linear), info_(info), mod_(m), c_(m.getContext()), b_(c_) {
+    if (contract) { // a*b+c may become one fused multiply-add (one rounding instead of two)
+      llvm::FastMathFlags fmf;
+      fmf.setAllowContract(true);
+      b_.setFastMathFlags(fmf);
+    }
     llvm::Type *ptr = llvm::PointerType::get(c_, 0);
     llvm::Type *i64 = llvm::Type::getInt64Ty(c_);
     auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr, i64, i64}, false);
@@ -400,8 +405,9 @@ private:
 
 } // namespace
 
-void renderKernelLLVM(const UOp *linear, const KernelInfo &info, const std::string &function, llvm::Module &m) {
-  LLVMKernel k(linear, info, m, function);
+void renderKernelLLVM(const UOp *linear, const KernelInfo &info, const std::string &function, llvm::Module &m,
+                      bool fpContract) {
+  LLVMKernel k(linear, info, m, function, fpContract);
   k.render();
   std::string err;
   llvm::raw_string_ostream os(err);

@@ -13,6 +13,8 @@
 namespace tgc {
 
 /// Add `void function(ptr bufs, i64 begin, i64 end)` for a linearized kernel to `m`.
-void renderKernelLLVM(const UOp *linear, const KernelInfo &info, const std::string &function, llvm::Module &m);
+/// fpContract: float multiplies and adds may fuse into FMAs (TargetInfo::fpContract).
+void renderKernelLLVM(const UOp *linear, const KernelInfo &info, const std::string &function, llvm::Module &m,
+                      bool fpContract = false);
 
 } // namespace tgc

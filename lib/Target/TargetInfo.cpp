@@ -24,6 +24,14 @@ static std::string hostFeatures() {
   return out;
 }
 
+void setFpContract(TargetInfo &t, bool fast) {
+  t.fpContract = fast;
+  std::string from = fast ? "-ffp-contract=off" : "-ffp-contract=fast";
+  std::string to = fast ? "-ffp-contract=fast" : "-ffp-contract=off";
+  if (size_t at = t.cflags.find(from); at != std::string::npos)
+    t.cflags.replace(at, from.size(), to);
+}
+
 std::optional<TargetInfo> targetFor(const std::string &name, const std::string &cpu, const std::string &features,
                                     std::string &error) {
   if (name != "cpu" && name != "c") {

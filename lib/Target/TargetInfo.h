@@ -18,9 +18,15 @@ struct TargetInfo {
   std::string features;   // LLVM feature string (+avx2,+fma,...)
   /// What the lowering passes know of this target (vector width, vector ALU, memory spaces, limits).
   TargetDesc desc;
+  /// Float a*b+c may be fused into one FMA (one rounding): faster, but results differ from the interpreter's in
+  /// the last bits. Off by default; tgc --fp-contract=fast turns it on.
+  bool fpContract = false;
   /// Flags for the system C compiler (c target).
   std::string cflags;
 };
+
+/// Allow or forbid fusing a*b+c into FMAs (the LLVM renderer's contract flag and the C compiler's -ffp-contract).
+void setFpContract(TargetInfo &t, bool fast);
 
 /// The target for a -target= name, with optional CPU and feature overrides ("" = the host's). nullopt with
 /// `error` set for an unknown target.

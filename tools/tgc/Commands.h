@@ -20,6 +20,7 @@ struct RunOptions {
   bool print = false;
   bool compare = false;
   std::string target = "cpu";
+  bool fpContract = false; // --fp-contract=fast
   int threads = 0;
   int bench = 0;
 };
@@ -37,6 +38,7 @@ struct CompileOptions {
   std::string name;
   std::string weightsFile; // overrides the model's weights directive
   bool sanitize = false;
+  bool fpContract = false; // --fp-contract=fast
 };
 int compileCommand(const CompileOptions &o);
 

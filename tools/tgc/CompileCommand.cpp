@@ -33,6 +33,7 @@ int compileCommand(const CompileOptions &o) {
   auto target = targetFor(o.target, o.cpu, o.features, err);
   if (!target)
     return oneLineError(err);
+  setFpContract(*target, o.fpContract);
   if (o.emit != "exe" && o.emit != "lib")
     return oneLineError("--emit must be exe or lib, not '" + o.emit + "'");
   if (o.weights != "embed" && o.weights != "external")

@@ -63,6 +63,7 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
   auto target = targetFor(o.target, "", "", err);
   if (!target)
     return false;
+  setFpContract(*target, o.fpContract);
   if (!lowerForCodegen(m, diags, target->desc, o.opts)) {
     err = "the model could not be lowered";
     return false;

@@ -30,6 +30,10 @@ int main(int argc, char **argv) {
   runCmd->add_flag("--compare", run.compare, "also run the interpreter and report the largest differences");
   runCmd->add_option("--threads", run.threads, "threads (default: one per core)");
   runCmd->add_option("--bench", run.bench, "run N more times and report the min and median time");
+  runCmd->add_option_function<std::string>(
+            "--fp-contract", [&](const std::string &v) { run.fpContract = v == "fast"; },
+            "off (default): results round like the interpreter's; fast: a*b+c may fuse into FMAs")
+      ->check(CLI::IsMember({"off", "fast"}));
   runCmd->add_option("--opts", run.opts, "optimization actions replacing the heuristics: upcast:AXIS:AMOUNT,unroll:AXIS:AMOUNT, or none");
 
   tgc::CompileOptions compile;
@@ -43,6 +47,10 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--weights", compile.weights, "embed (default): in the binary; external: read at run time");
   compileCmd->add_option("--name", compile.name, "the model's name (default: the file's)");
   compileCmd->add_option("--opts", compile.opts, "optimization actions replacing the heuristics, as for tgc run --opts");
+  compileCmd->add_option_function<std::string>(
+                "--fp-contract", [&](const std::string &v) { compile.fpContract = v == "fast"; },
+                "off (default): results round like the interpreter's; fast: a*b+c may fuse into FMAs")
+      ->check(CLI::IsMember({"off", "fast"}));
   compileCmd->add_flag("--sanitize-address", compile.sanitize, "build kernels and tables with AddressSanitizer");
 
   compileCmd->add_option("--weights-file", compile.weightsFile, "the safetensors file (default: the model's)");
