@@ -231,6 +231,8 @@ def main():
     ap.add_argument("--out", default=None, help="output directory for compiled models (default BUILD/bench)")
     ap.add_argument("--models", default=",".join(MODELS), help="comma-separated models (default all)")
     ap.add_argument("--no-jit", action="store_true", help="skip the `tgc run` (JIT) baseline")
+    ap.add_argument("--tgc-flags", default="",
+                    help="extra flags for tgc compile and tgc run, e.g. --tgc-flags=--fp-contract=fast")
     ap.add_argument("--worker", choices=["numpy", "torch"], help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -267,7 +269,8 @@ def main():
         times = []
         for _ in range(max(1, args.reps)):
             t0 = time.perf_counter()
-            r = subprocess.run([tgc, "compile", uop, "-o", os.path.join(out, m)], capture_output=True, text=True,
+            r = subprocess.run([tgc, "compile", uop, "-o", os.path.join(out, m)] + args.tgc_flags.split(),
+                               capture_output=True, text=True,
                                cwd=ROOT)
             times.append(time.perf_counter() - t0)
             if r.returncode != 0:
@@ -278,7 +281,8 @@ def main():
     contenders = [("tgc-exe", lambda m: run_bench([os.path.join(out, m, m), "--bench", str(args.bench)]))]
     if not args.no_jit:
         contenders.append(("tgc-run(JIT)", lambda m: run_bench(
-            [tgc, "run", os.path.join(ROOT, "examples", m + ".uop"), "--bench", str(args.bench)])))
+            [tgc, "run", os.path.join(ROOT, "examples", m + ".uop"), "--bench", str(args.bench)] +
+            args.tgc_flags.split())))
     for kind, ok in (("numpy", have_numpy), ("torch", have_torch)):
         if ok:
             contenders.append((kind, lambda m, kind=kind: run_bench(
