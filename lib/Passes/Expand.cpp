@@ -10,7 +10,8 @@
 //                                       lane's value (addresses stay scalar, so coalesce can see base + k)
 //   load(p)                          -> vectorize(load(p_0), ..., load(p_L-1))
 //   store(p, v)                      -> noop(store(p_0, gep(v, 0)), ..., store(p_L-1, gep(v, L-1)))
-//   reduce(v, r_unroll, r...)        -> reduce(op(gep(v, lanes with r_unroll = 0), ..., = n-1), r...)
+//   reduce(v, r_unroll, r...)        -> op(gep(a, lanes with r_unroll = 0), ..., gep(a, ... = n-1))
+//                                       where a = reduce(v, r...) keeps all lanes through the loops
 //   end(x, r_upcast, r...)           -> end(x, r...)   (or x when no loop is left)
 // widen(x) moves x to more axes: a constant becomes a vector constant, another scalar a vectorize of copies, a
 // vector a gep choosing the lane of each wider lane. Memory accesses are split into lanes here and merged back
@@ -292,17 +293,20 @@ private:
     for (const UOp *r : v.axes)
       if (!std::binary_search(closed.begin(), closed.end(), r, byId))
         keep.push_back(r);
-    const UOp *value = v.node;
-    if (!closed.empty())
-      value = combineLanes(v, keep, closed, u->arg().getOp());
+    Op op = u->arg().getOp();
     if (loops.empty())
-      return {value, keep, {}};
-    std::vector<const UOp *> src = {value};
+      return {closed.empty() ? v.node : combineLanes(v, keep, closed, op), keep, {}};
+    // keep every lane in the accumulator through the loops and combine the unrolled lanes once, after them
+    Axes all = unite(keep, closed);
+    const UOp *lanes = all.empty() ? v.node : widen(v, all);
+    std::vector<const UOp *> src = {lanes};
     src.insert(src.end(), loops.begin(), loops.end());
-    return {ctx_.make(Op::Reduce, value->dtype(), src, u->arg()), keep, {}};
+    Expanded reduced{ctx_.make(Op::Reduce, lanes->dtype(), src, u->arg()), all, {}};
+    return {closed.empty() ? reduced.node : combineLanes(reduced, keep, closed, op), keep, {}};
   }
 
   /// op over the lanes of the closed axes: one vector over `keep` per value of the closed axes, folded pairwise.
+  /// (In a loop this runs once, after it: the accumulator keeps the unrolled lanes as independent partial results.)
   const UOp *combineLanes(const Expanded &v, const Axes &keep, const Axes &closed, Op op) {
     int64_t n = laneCount(keep);
     DType d = v.node->dtype().element().vec(uint16_t(n));

@@ -13,9 +13,14 @@
 #include "Target/ProgramEmitter.h"
 #include "Target/Toolchain.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <mutex>
+#include <thread>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <spdlog/spdlog.h>
@@ -102,6 +107,32 @@ bool compileKernelLLVM(const KernelDesc &k, const std::string &symbol, const Com
   return writeText(dir / (k.symbol + ".o"), object, error);
 }
 
+/// Run job(i) for i in [0, n) on up to one thread per core (one thread when the sources are being printed, so they
+/// come out in order). Every job runs; the error of the lowest failing i is reported.
+bool parallelFor(size_t n, const std::function<bool(size_t, std::string &)> &job, std::string &error) {
+  size_t workers = debugLevel() >= 4 ? 1 : std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::string> errors(n);
+  std::vector<char> ok(n, 1);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < n; i = next++)
+      ok[i] = job(i, errors[i]);
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w)
+    threads.emplace_back(work);
+  work();
+  for (std::thread &t : threads)
+    t.join();
+  for (size_t i = 0; i < n; ++i) {
+    if (!ok[i]) {
+      error = errors[i];
+      return false;
+    }
+  }
+  return true;
+}
+
 /// An object holding the weights' bytes as 64-byte aligned constants named <prefix>weight_<buffer index>.
 bool weightsObject(const ProgramDesc &p, const CompileRequest &r, const std::string &prefix, const fs::path &out,
                    std::string &error) {
@@ -152,20 +183,22 @@ bool compileProgram(const UOp *root, const CompileRequest &r, std::string &error
   RuntimeFiles rt;
   if (!findRuntime(rt, error))
     return false;
-  std::vector<std::string> objects;
-  for (const KernelDesc &k : p.kernels) {
+  // kernels compile independently (each its own LLVMContext and TargetMachine, or its own C compiler process)
+  auto compileKernel = [&](size_t i, std::string &err) {
+    const KernelDesc &k = p.kernels[i];
     std::string symbol = prefix + k.symbol;
-    if (r.target.name == "c") {
-      std::string source = renderKernelC(k.linear, k.info, symbol);
-      showSource(k.symbol + ".c", source);
-      if (!writeText(kdir / (k.symbol + ".c"), source, error) ||
-          !run(cCompile(r, kdir / (k.symbol + ".c"), kdir / (k.symbol + ".o"), ""), error))
-        return false;
-    } else if (!compileKernelLLVM(k, symbol, r, kdir, error)) {
-      return false;
-    }
+    if (r.target.name != "c")
+      return compileKernelLLVM(k, symbol, r, kdir, err);
+    std::string source = renderKernelC(k.linear, k.info, symbol);
+    showSource(k.symbol + ".c", source);
+    return writeText(kdir / (k.symbol + ".c"), source, err) &&
+           run(cCompile(r, kdir / (k.symbol + ".c"), kdir / (k.symbol + ".o"), ""), err);
+  };
+  if (!parallelFor(p.kernels.size(), compileKernel, error))
+    return false;
+  std::vector<std::string> objects;
+  for (const KernelDesc &k : p.kernels)
     objects.push_back((kdir / (k.symbol + ".o")).string());
-  }
   EmitOptions eo{prefix, r.source, r.library, r.embedWeights, r.weightsFile};
   bool hasWeights = std::any_of(p.buffers.begin(), p.buffers.end(), [](const BufferDesc &b) { return b.kind == TGC_WEIGHT; });
   if (hasWeights && r.embedWeights) {
