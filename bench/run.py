@@ -22,7 +22,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODELS = ["matmul", "mlp", "mnist_cnn", "transformer_block"]
+MODELS = ["matmul", "mlp", "mnist_cnn", "transformer_block", "gemm"]
 BENCH_RE = re.compile(r"bench: (\d+) runs, min ([0-9.]+) ms, median ([0-9.]+) ms")
 SCRUBBED_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
@@ -109,7 +109,8 @@ def numpy_models(np):
         m = gelu_tanh(h2 @ W["mlp.w1"] + W["mlp.b1"]) @ W["mlp.w2"] + W["mlp.b2"]
         return x1 + m
 
-    return {"matmul": matmul, "mlp": mlp, "mnist_cnn": mnist_cnn, "transformer_block": transformer_block}
+    return {"matmul": matmul, "mlp": mlp, "mnist_cnn": mnist_cnn, "transformer_block": transformer_block,
+            "gemm": matmul}
 
 
 def torch_models(torch):
@@ -145,7 +146,16 @@ def torch_models(torch):
         h2 = F.layer_norm(x1, (d,), W["ln2.weight"], W["ln2.bias"], 1e-5)
         return x1 + F.gelu(h2 @ W["mlp.w1"] + W["mlp.b1"], approximate="tanh") @ W["mlp.w2"] + W["mlp.b2"]
 
-    return {"matmul": matmul, "mlp": mlp, "mnist_cnn": mnist_cnn, "transformer_block": transformer_block}
+    return {"matmul": matmul, "mlp": mlp, "mnist_cnn": mnist_cnn, "transformer_block": transformer_block,
+            "gemm": matmul}
+
+
+def model_path(model, ext):
+    """examples/MODEL.EXT, or bench/models/MODEL.EXT for models too large for the test suite's interpreter runs."""
+    path = os.path.join(ROOT, "examples", model + ext)
+    if os.path.exists(os.path.join(ROOT, "examples", model + ".uop")):
+        return path
+    return os.path.join(ROOT, "bench", "models", model + ext)
 
 
 def input_shape(uop_path):
@@ -158,8 +168,8 @@ def worker(kind, model, bench):
     """Time one model with numpy or torch and print a line in the same format as tgc's --bench."""
     import numpy as np
 
-    W = load_safetensors(os.path.join(ROOT, "examples", model + ".safetensors"))
-    x = np.random.default_rng(0).standard_normal(input_shape(os.path.join(ROOT, "examples", model + ".uop")),
+    W = load_safetensors(model_path(model, ".safetensors"))
+    x = np.random.default_rng(0).standard_normal(input_shape(model_path(model, ".uop")),
                                                  dtype=np.float32)
     if kind == "numpy":
         fn = numpy_models(np).get(model)
@@ -263,8 +273,8 @@ def main():
     # Weights and compiles.
     compile_s = {}
     for m in models:
-        uop = os.path.join(ROOT, "examples", m + ".uop")
-        if not os.path.exists(os.path.join(ROOT, "examples", m + ".safetensors")):
+        uop = model_path(m, ".uop")
+        if not os.path.exists(model_path(m, ".safetensors")):
             subprocess.run([tgc, "weights", uop], check=True, cwd=ROOT)
         times = []
         for _ in range(max(1, args.reps)):
@@ -281,7 +291,7 @@ def main():
     contenders = [("tgc-exe", lambda m: run_bench([os.path.join(out, m, m), "--bench", str(args.bench)]))]
     if not args.no_jit:
         contenders.append(("tgc-run(JIT)", lambda m: run_bench(
-            [tgc, "run", os.path.join(ROOT, "examples", m + ".uop"), "--bench", str(args.bench)] +
+            [tgc, "run", model_path(m, ".uop"), "--bench", str(args.bench)] +
             args.tgc_flags.split())))
     for kind, ok in (("numpy", have_numpy), ("torch", have_torch)):
         if ok:

@@ -9,11 +9,13 @@
 //     stride 0, innermost first, by up to 4 each and then up to 16 while the lanes fit (a register tile: each
 //     loaded value is used by several lanes, and enough independent accumulators hide the add latency);
 //  2. lanes: upcast the loop axis with store stride 1 along which every load has stride 0 or 1 by up to the
-//     vector width (4 vector widths in a reduce kernel: more accumulators, longer contiguous rows per load); if
+//     vector width; in a reduce kernel up to 4 vector widths, before the tile when the operand read along the
+//     lanes (reduce x lanes-axis elements) fits TargetDesc::l2OperandBytes, else with the lanes the tile of 1
+//     left over (a 512^3 matmul: 16 x 16, not 4 x 64); if
 //     there is none, unroll the reduce axis along which every load has stride 0 or 1 (and one stride 1) by up to
 //     the vector width.
 // Amounts are powers of two that divide the range; the accumulator lanes of a reduce kernel fill at most half the
-// target's vector registers (AVX-512: 4 x 64 floats in 16 of 32 zmm registers). The
+// target's vector registers (AVX-512 f32: 256 lanes in 16 of 32 zmm registers, e.g. a 16 x 16 matmul tile). The
 // reuse action is applied first so that the contiguous axis gets the higher id, which makes it the fastest lane
 // and its accesses coalesce without shuffles. Explicit actions (--opts) replace the heuristics; --opts=none
 // disables them. Chosen actions are reported as remarks on the module (tgc --debug=3).
@@ -158,15 +160,21 @@ std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
     }
   }
   std::vector<OptAction> actions;
-  int64_t lanesWant = unroll || f.reduces.empty() ? width : std::min(4 * width, budget / 4);
-  int64_t lanes = lanesAxis ? amountFor(rangeSize(lanesAxis), lanesWant) : 1;
+  int64_t lanes = lanesAxis ? amountFor(rangeSize(lanesAxis), width) : 1;
   if (!f.reduces.empty()) {
     // the register tile: loop axes along which some load is reused, innermost first; up to 4 each, then up to 16
-    // while the accumulators fit the budget
+    // while the accumulators fit the budget; what is left widens the lanes axis up to 4 vector widths
     std::vector<std::pair<const UOp *, int64_t>> tile;
     for (auto it = f.loops.rbegin(); it != f.loops.rend(); ++it)
       if (*it != lanesAxis && someStrideZero(f.loads, *it))
         tile.push_back({*it, 1});
+    // wide lanes first (fewer loads per multiply) while the operand read along them (reduce x lanes axis
+    // elements) stays in L2; otherwise a squarer tile, which sweeps that operand fewer times
+    int64_t reduceSize = 1;
+    for (const UOp *r : f.reduces)
+      reduceSize *= rangeSize(r);
+    if (lanesAxis && !unroll && reduceSize * rangeSize(lanesAxis) * f.elemBytes <= t.l2OperandBytes)
+      lanes = std::max(lanes, amountFor(rangeSize(lanesAxis), std::min(4 * width, budget / 4)));
     int64_t total = lanes;
     for (int64_t cap : {4, 16}) {
       for (auto &[r, a] : tile) {
@@ -175,6 +183,8 @@ std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
         a = std::max(a, grown);
       }
     }
+    if (lanesAxis && !unroll)
+      lanes = std::max(lanes, amountFor(rangeSize(lanesAxis), std::min(4 * width, lanes * (budget / total))));
     for (auto &[r, a] : tile)
       if (a > 1)
         actions.push_back({"upcast", rangeId(r), a, ""});

@@ -27,6 +27,10 @@ struct TargetDesc {
   bool nativeTranscendentals = false;
   /// Most lanes one value of an expanded kernel may have (upcast amounts times unroll amounts).
   int maxLanes = 256;
+  /// An operand up to this size stays in the L2 cache while a kernel sweeps it once per row of tiles (a quarter of
+  /// a 1 MiB L2); a larger one is read from farther away each time, so optimize prefers squarer tiles that sweep it
+  /// fewer times.
+  int l2OperandBytes = 256 * 1024;
   /// Vector registers (AVX-512: 32, AVX2 and SSE: 16); optimize keeps accumulators within half of them.
   int vectorRegisters = 16;
 };
