@@ -134,7 +134,8 @@ const UOp *coalesceLoads(const Match &m) {
     const Piece &p = pieceOf(plan, a);
     const UOp *&load = loads[p.index];
     if (!load) {
-      const UOp *ptr = p.n == 1 ? p.index : ctx.make(Op::Index, vectorPtr(p.index, p.n), p.index->src(), p.index->arg());
+      const UOp *ptr =
+          p.n == 1 ? p.index : ctx.make(Op::Index, vectorPtr(p.index, p.n), p.index->src(), p.index->arg());
       load = ctx.make(Op::Load, e.vec(uint16_t(p.n)), {ptr});
     }
     out.push_back(p.n == 1 ? load : ctx.make(Op::Gep, e, {load}, Arg::tuple({Arg(a.offset - p.start)})));

@@ -38,9 +38,7 @@ bool isExpandedKind(const UOp *r) {
 
 int64_t rangeSize(const UOp *r) { return r->src(0)->constInt(); }
 
-bool byId(const UOp *a, const UOp *b) {
-  return a->arg().getTuple()[0].getInt() < b->arg().getTuple()[0].getInt();
-}
+bool byId(const UOp *a, const UOp *b) { return a->arg().getTuple()[0].getInt() < b->arg().getTuple()[0].getInt(); }
 
 /// Expanded ranges in lane order.
 using Axes = std::vector<const UOp *>;
@@ -116,18 +114,12 @@ private:
       return fail(u, "would have " + std::to_string(laneCount(axes)) + " lanes, more than the target's " +
                          std::to_string(target_.maxLanes) + " (use smaller upcast and unroll amounts)");
     switch (u->op()) {
-    case Op::Index:
-      return axes.empty() ? rebuilt(u) : expandIndex(u, axes);
-    case Op::Load:
-      return expandLoad(u, axes);
-    case Op::Store:
-      return expandStore(u, axes);
-    case Op::Reduce:
-      return expandReduce(u);
-    case Op::End:
-      return expandEnd(u);
-    default:
-      break;
+    case Op::Index: return axes.empty() ? rebuilt(u) : expandIndex(u, axes);
+    case Op::Load: return expandLoad(u, axes);
+    case Op::Store: return expandStore(u, axes);
+    case Op::Reduce: return expandReduce(u);
+    case Op::End: return expandEnd(u);
+    default: break;
     }
     if (axes.empty())
       return rebuilt(u);

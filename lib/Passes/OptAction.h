@@ -13,8 +13,8 @@
 namespace tgc {
 
 struct OptAction {
-  std::string kind; // "upcast" | "unroll"
-  int64_t axis = 0; // a range id of the kernel
+  std::string kind;   // "upcast" | "unroll"
+  int64_t axis = 0;   // a range id of the kernel
   int64_t amount = 0; // 0: the whole range
   std::string text;   // as written, for messages
 };

@@ -143,7 +143,7 @@ std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
   int64_t width = std::max<int64_t>(1, t.vectorBits / 8 / f.elemBytes);
   int64_t budget = width * std::max(1, t.vectorRegisters / 2);
   if (!t.vectorALU)
-    budget = width * 4; // scalar C: the C compiler keeps fewer unrolled accumulators in registers
+    budget = width * 4;           // scalar C: the C compiler keeps fewer unrolled accumulators in registers
   const UOp *lanesAxis = nullptr; // upcast for vector lanes
   bool unroll = false;
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it) {

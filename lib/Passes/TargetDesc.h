@@ -20,9 +20,9 @@ struct TargetDesc {
   bool vectorALU = true;
   /// Widest vector load or store coalesce may form, in elements (LLVM legalizes wider ones into several).
   int maxVectorAccess = 16;
-  bool hasThreads = true;  // outer loops may be split across threads
-  bool hasLocal = false;   // workgroup-local index spaces (GPUs)
-  bool hasShared = false;  // shared memory (GPUs)
+  bool hasThreads = true; // outer loops may be split across threads
+  bool hasLocal = false;  // workgroup-local index spaces (GPUs)
+  bool hasShared = false; // shared memory (GPUs)
   /// exp2, log2 and sin are used as the target provides them; otherwise decompose-transcendentals replaces them.
   bool nativeTranscendentals = false;
   /// Most lanes one value of an expanded kernel may have (upcast amounts times unroll amounts).
