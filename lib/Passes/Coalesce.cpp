@@ -31,11 +31,11 @@ std::optional<Address> addressOf(const UOp *p) {
     return std::nullopt;
   Address a{p, p->src(1), 0};
   while (a.base && a.base->op() == Op::Add && a.base->src(1)->isConst()) {
-    a.offset += a.base->src(1)->constInt();
+    a.offset = int64_t(uint64_t(a.offset) + uint64_t(a.base->src(1)->constInt())); // wraps like index math
     a.base = a.base->src(0);
   }
   if (a.base && a.base->isConst()) {
-    a.offset += a.base->constInt();
+    a.offset = int64_t(uint64_t(a.offset) + uint64_t(a.base->constInt()));
     a.base = nullptr;
   }
   return a;

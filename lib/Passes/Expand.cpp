@@ -43,10 +43,12 @@ bool byId(const UOp *a, const UOp *b) { return a->arg().getTuple()[0].getInt() <
 /// Expanded ranges in lane order.
 using Axes = std::vector<const UOp *>;
 
+/// Lanes of a value with these axes (saturating: any count past 2^32 is reported as 2^32, over every limit).
 int64_t laneCount(const Axes &axes) {
+  constexpr int64_t kHuge = int64_t(1) << 32;
   int64_t n = 1;
   for (const UOp *r : axes)
-    n *= rangeSize(r);
+    n = rangeSize(r) > kHuge / n ? kHuge : n * rangeSize(r);
   return n;
 }
 
@@ -142,6 +144,11 @@ private:
 
   Expanded expandRange(const UOp *r) {
     int64_t n = rangeSize(r);
+    if (n <= 0)
+      return fail(r, "an upcast or unroll range needs a positive size, has " + std::to_string(n));
+    if (n > target_.maxLanes)
+      return fail(r, "would have " + std::to_string(n) + " lanes, more than the target's " +
+                         std::to_string(target_.maxLanes) + " (use smaller upcast and unroll amounts)");
     if (n == 1)
       return {ctx_.constInt(r->dtype(), 0), {}, {}};
     std::vector<const UOp *> lanes;

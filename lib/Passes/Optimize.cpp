@@ -26,6 +26,7 @@
 #include "Passes/ProgramInfo.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -48,12 +49,14 @@ std::optional<int64_t> evalIndex(const UOp *u, const Values &values, std::unorde
   } else if (u->numSrc() == 2 && u->dtype().isInt()) {
     std::optional<int64_t> a = evalIndex(u->src(0), values, memo), b = evalIndex(u->src(1), values, memo);
     if (a && b) {
+      auto wrap = [](uint64_t v) { return int64_t(v); }; // index arithmetic wraps; never signed overflow here
+      bool divisible = *b != 0 && !(*b == -1 && *a == std::numeric_limits<int64_t>::min());
       switch (u->op()) {
-      case Op::Add: out = *a + *b; break;
-      case Op::Sub: out = *a - *b; break;
-      case Op::Mul: out = *a * *b; break;
-      case Op::Idiv: out = *b ? std::optional<int64_t>(*a / *b) : std::nullopt; break;
-      case Op::Mod: out = *b ? std::optional<int64_t>(*a % *b) : std::nullopt; break;
+      case Op::Add: out = wrap(uint64_t(*a) + uint64_t(*b)); break;
+      case Op::Sub: out = wrap(uint64_t(*a) - uint64_t(*b)); break;
+      case Op::Mul: out = wrap(uint64_t(*a) * uint64_t(*b)); break;
+      case Op::Idiv: out = divisible ? std::optional<int64_t>(*a / *b) : std::nullopt; break;
+      case Op::Mod: out = divisible ? std::optional<int64_t>(*a % *b) : std::nullopt; break;
       case Op::Max: out = std::max(*a, *b); break;
       default: break;
       }
@@ -70,7 +73,7 @@ std::optional<int64_t> strideOf(const UOp *idx, const UOp *r) {
   std::optional<int64_t> a = evalIndex(idx, {}, m0), b = evalIndex(idx, {{r, 1}}, m1);
   if (!a || !b)
     return std::nullopt;
-  return *b - *a;
+  return int64_t(uint64_t(*b) - uint64_t(*a));
 }
 
 struct KernelFacts {
