@@ -60,10 +60,6 @@ std::optional<std::vector<OptAction>> parseOptActions(const std::string &text, s
   return out;
 }
 
-namespace {
-int64_t rangeId(const UOp *r) { return r->arg().getTuple()[0].getInt(); }
-const std::string &rangeKind(const UOp *r) { return r->arg().getTuple()[1].getString(); }
-} // namespace
 
 const UOp *applyOptAction(const UOp *kernel, const OptAction &o) {
   std::vector<const UOp *> order = toposort(kernel);
@@ -79,7 +75,7 @@ const UOp *applyOptAction(const UOp *kernel, const OptAction &o) {
   const char *wanted = o.kind == "upcast" ? "loop" : "reduce";
   if (!r || rangeKind(r) != wanted || !r->src(0)->isConst())
     return nullptr;
-  int64_t n = r->src(0)->constInt();
+  int64_t n = rangeSize(r);
   int64_t a = o.amount == 0 ? n : o.amount;
   if (a <= 0 || n % a != 0)
     return nullptr;

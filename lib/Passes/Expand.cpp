@@ -32,13 +32,8 @@ namespace {
 bool isExpandedKind(const UOp *r) {
   if (r->op() != Op::Range || !r->arg().isTuple())
     return false;
-  const std::string &kind = r->arg().getTuple()[1].getString();
-  return kind == "upcast" || kind == "unroll";
+  return rangeKind(r) == "upcast" || rangeKind(r) == "unroll";
 }
-
-int64_t rangeSize(const UOp *r) { return r->src(0)->constInt(); }
-
-bool byId(const UOp *a, const UOp *b) { return a->arg().getTuple()[0].getInt() < b->arg().getTuple()[0].getInt(); }
 
 /// Expanded ranges in lane order.
 using Axes = std::vector<const UOp *>;
@@ -54,7 +49,7 @@ int64_t laneCount(const Axes &axes) {
 
 Axes unite(const Axes &a, const Axes &b) {
   Axes out;
-  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out), byId);
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out), rangeIdLess);
   return out;
 }
 
@@ -288,9 +283,9 @@ private:
       else if (!isExpandedKind(u->src(i)))
         loops.push_back(done_.at(u->src(i)).node);
     }
-    std::sort(closed.begin(), closed.end(), byId);
+    std::sort(closed.begin(), closed.end(), rangeIdLess);
     for (const UOp *r : v.axes)
-      if (!std::binary_search(closed.begin(), closed.end(), r, byId))
+      if (!std::binary_search(closed.begin(), closed.end(), r, rangeIdLess))
         keep.push_back(r);
     Op op = u->arg().getOp();
     if (loops.empty())

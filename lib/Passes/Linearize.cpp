@@ -24,8 +24,7 @@ namespace tgc {
 namespace {
 
 int nestingRank(const UOp *r) {
-  const Arg &kind = r->arg().getTuple()[1];
-  return kind.isString() && (kind.getString() == "reduce" || kind.getString() == "unroll") ? 1 : 0;
+  return rangeKind(r) == "reduce" || rangeKind(r) == "unroll" ? 1 : 0;
 }
 
 bool rangeOrder(const UOp *a, const UOp *b) { return rangeNestsBefore(a, b); }
@@ -55,9 +54,8 @@ bool rangeNestsBefore(const UOp *a, const UOp *b) {
   int ra = nestingRank(a), rb = nestingRank(b);
   if (ra != rb)
     return ra < rb;
-  int64_t ia = a->arg().getTuple()[0].getInt(), ib = b->arg().getTuple()[0].getInt();
-  if (ia != ib)
-    return ia < ib;
+  if (rangeId(a) != rangeId(b))
+    return rangeId(a) < rangeId(b);
   return UOp::structuralLess(a, b);
 }
 

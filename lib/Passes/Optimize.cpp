@@ -84,17 +84,13 @@ struct KernelFacts {
   int elemBytes = 4;                // of the first stored value
 };
 
-int64_t rangeId(const UOp *r) { return r->arg().getTuple()[0].getInt(); }
-int64_t rangeSize(const UOp *r) { return r->src(0)->constInt(); }
-
 KernelFacts factsOf(const UOp *kernel) {
   KernelFacts f;
   for (const UOp *u : toposort(kernel)) {
     if (u->op() == Op::Range && u->src(0)->isConst() && u->arg().isTuple()) {
-      const std::string &kind = u->arg().getTuple()[1].getString();
-      if (kind == "loop")
+      if (rangeKind(u) == "loop")
         f.loops.push_back(u);
-      else if (kind == "reduce")
+      else if (rangeKind(u) == "reduce")
         f.reduces.push_back(u);
     }
     if ((u->op() != Op::Load && u->op() != Op::Store) || u->src(0)->op() != Op::Index ||
@@ -108,9 +104,8 @@ KernelFacts factsOf(const UOp *kernel) {
       f.loads.push_back(u->src(0)->src(1));
     }
   }
-  auto byId = [](const UOp *a, const UOp *b) { return rangeId(a) < rangeId(b); };
-  std::sort(f.loops.begin(), f.loops.end(), byId);
-  std::sort(f.reduces.begin(), f.reduces.end(), byId);
+  std::sort(f.loops.begin(), f.loops.end(), rangeIdLess);
+  std::sort(f.reduces.begin(), f.reduces.end(), rangeIdLess);
   return f;
 }
 
@@ -149,12 +144,12 @@ std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
     budget = width * 4;           // scalar C: the C compiler keeps fewer unrolled accumulators in registers
   const UOp *lanesAxis = nullptr; // upcast for vector lanes
   bool unroll = false;
+  std::vector<const UOp *> all = f.loads;
+  all.insert(all.end(), f.stores.begin(), f.stores.end());
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it) {
     bool storeContiguous = !f.stores.empty();
     for (const UOp *idx : f.stores)
       storeContiguous = storeContiguous && strideOf(idx, *it) == std::optional<int64_t>(1);
-    std::vector<const UOp *> all = f.loads;
-    all.insert(all.end(), f.stores.begin(), f.stores.end());
     if (storeContiguous && contiguousAlong(all, *it) && amountFor(rangeSize(*it), width))
       lanesAxis = *it;
   }

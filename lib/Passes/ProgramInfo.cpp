@@ -22,6 +22,10 @@ static void addOnce(std::vector<const UOp *> &v, const UOp *b) {
     v.push_back(b);
 }
 
+int64_t rangeId(const UOp *range) { return range->arg().getTuple()[0].getInt(); }
+
+const std::string &rangeKind(const UOp *range) { return range->arg().getTuple()[1].getString(); }
+
 bool isKernelRoot(const UOp *u) {
   if (u->op() != Op::Sink && u->op() != Op::Linear)
     return false;

@@ -25,13 +25,17 @@ int vectorBitsOfFeatures(const std::string &features) {
   return 128;
 }
 
+void setVectorBits(TargetDesc &d, int bits) {
+  d.vectorBits = bits;
+  d.vectorRegisters = bits >= 512 ? 32 : 16;
+}
+
 std::optional<TargetDesc> hostTargetDesc(const std::string &name) {
   if (name != "cpu" && name != "c")
     return std::nullopt;
   TargetDesc d;
   d.name = name;
-  d.vectorBits = hostVectorBits();
-  d.vectorRegisters = d.vectorBits == 512 ? 32 : 16;
+  setVectorBits(d, hostVectorBits());
   d.vectorALU = name == "cpu"; // the C renderer writes scalar C; the C compiler vectorizes the unrolled lanes
   return d;
 }

@@ -38,6 +38,9 @@ struct TargetDesc {
 /// The description of a -target= name for the machine tgc runs on ("cpu" or "c"); nullopt for an unknown name.
 std::optional<TargetDesc> hostTargetDesc(const std::string &name);
 
+/// Set the vector width and what follows from it (the number of vector registers: 32 with AVX-512, else 16).
+void setVectorBits(TargetDesc &d, int bits);
+
 /// Vector width in bits implied by an LLVM feature string ("+avx512f,..." -> 512).
 int vectorBitsOfFeatures(const std::string &features);
 

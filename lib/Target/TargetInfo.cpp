@@ -46,8 +46,7 @@ std::optional<TargetInfo> targetFor(const std::string &name, const std::string &
   if (t.triple.rfind("x86_64", 0) == 0) // expand's broadcasts stay loads + shuffles: gathers are slower here
     t.features += std::string(t.features.empty() ? "" : ",") + "+prefer-no-gather,+prefer-no-scatter";
   t.desc = *hostTargetDesc(name);
-  t.desc.vectorBits = vectorBitsOfFeatures(t.features);
-  t.desc.vectorRegisters = t.desc.vectorBits == 512 ? 32 : 16;
+  setVectorBits(t.desc, vectorBitsOfFeatures(t.features));
   t.cflags = "-O3 -fwrapv -fno-math-errno -ffp-contract=off -fPIC -march=" + (cpu.empty() ? std::string("native") : cpu);
   return t;
 }

@@ -155,10 +155,8 @@ ChunkResult Driver::runChunk(const Chunk &chunk, const Pipeline &pipeline, DiagE
     inst.printAfterAll = o_.printAfterAll;
     inst.opts = o_.opts;
     inst.target = *hostTargetDesc(o_.target);
-    if (o_.vectorBits > 0) {
-      inst.target.vectorBits = o_.vectorBits;
-      inst.target.vectorRegisters = o_.vectorBits >= 512 ? 32 : 16;
-    }
+    if (o_.vectorBits > 0)
+      setVectorBits(inst.target, o_.vectorBits);
     inst.printAfterChange = o_.printAfterChange;
     inst.printBefore = o_.printBefore;
     inst.printAfter = o_.printAfter;

@@ -15,11 +15,6 @@ namespace tgc {
 
 namespace fs = std::filesystem;
 
-static int oneLineError(const std::string &msg) {
-  std::fprintf(stderr, "tgc: error: %s\n", msg.c_str());
-  return 1;
-}
-
 int compileCommand(const CompileOptions &o) {
   Context ctx;
   SourceManager sm;

@@ -22,10 +22,8 @@ int infoCommand(const InfoOptions &o) {
     return 1;
   std::vector<interp::TensorSpec> sig;
   std::string err;
-  if (!interp::signature(*m, sig, err)) {
-    std::fprintf(stderr, "tgc: error: %s\n", err.c_str());
-    return 1;
-  }
+  if (!interp::signature(*m, sig, err))
+    return oneLineError(err);
   std::map<std::string, int> ops;
   int kernels = 0;
   for (const UOp *u : toposort(m->root)) {

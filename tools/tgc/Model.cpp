@@ -172,6 +172,11 @@ std::string formatArray(const std::string &name, const rt::Array &a) {
   return out + "]\n";
 }
 
+int oneLineError(const std::string &msg) {
+  std::fprintf(stderr, "tgc: error: %s\n", msg.c_str());
+  return 1;
+}
+
 void reportKernels(const Module &m) {
   if (debugLevel() < 1)
     return;

@@ -44,4 +44,7 @@ std::string formatArray(const std::string &name, const rt::Array &a);
 /// DEBUG>=1: the scheduled kernels of a lowered program; DEBUG>=3: with their IR.
 void reportKernels(const Module &m);
 
+/// Print "tgc: error: MSG" (the one-line form of errors that have no location) and return exit status 1.
+int oneLineError(const std::string &msg);
+
 } // namespace tgc

@@ -18,11 +18,6 @@ namespace tgc {
 
 namespace {
 
-int oneLineError(const std::string &msg) {
-  std::fprintf(stderr, "tgc: error: %s\n", msg.c_str());
-  return 1;
-}
-
 double element(const rt::Array &a, int64_t i) {
   uint64_t bits = 0;
   int64_t size = rt::elemSize(a.type);

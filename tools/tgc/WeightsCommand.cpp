@@ -67,15 +67,12 @@ int weightsCommand(const WeightsOptions &o) {
     return 1;
   std::string out = o.output.empty() ? weightsFilePath(*m) : o.output;
   if (out.empty()) {
-    std::fprintf(stderr, "tgc: error: %s names no weights file; pass -o FILE\n", o.input.c_str());
-    return 1;
+    return oneLineError(o.input + " names no weights file; pass -o FILE");
   }
   std::vector<interp::TensorSpec> sig;
   std::string err;
-  if (!interp::signature(*m, sig, err)) {
-    std::fprintf(stderr, "tgc: error: %s\n", err.c_str());
-    return 1;
-  }
+  if (!interp::signature(*m, sig, err))
+    return oneLineError(err);
   std::set<std::string> positive = positiveWeights(*m);
   std::vector<std::pair<std::string, rt::Array>> tensors;
   for (const interp::TensorSpec &s : sig) {
@@ -95,10 +92,8 @@ int weightsCommand(const WeightsOptions &o) {
     tensors.emplace_back(s.name, std::move(a));
   }
   std::sort(tensors.begin(), tensors.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-  if (!rt::writeSafetensors(out, tensors, err)) {
-    std::fprintf(stderr, "tgc: error: %s\n", err.c_str());
-    return 1;
-  }
+  if (!rt::writeSafetensors(out, tensors, err))
+    return oneLineError(err);
   std::printf("wrote %zu tensors to %s\n", tensors.size(), out.c_str());
   return 0;
 }
