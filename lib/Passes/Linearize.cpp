@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <map>
+#include <queue>
 #include <set>
 #include <unordered_map>
 
@@ -159,19 +160,27 @@ private:
             deps[i].insert(it->second);
         }
       }
-    std::vector<bool> done(n, false);
+    // Kahn's algorithm, the ready item with the lowest priority first (priorities are distinct positions)
+    std::vector<std::vector<size_t>> users(n);
+    std::vector<size_t> waiting(n);
+    for (size_t i = 0; i < n; ++i) {
+      waiting[i] = deps[i].size();
+      for (size_t d : deps[i])
+        users[d].push_back(i);
+    }
+    using Ready = std::pair<size_t, size_t>; // (priority, item)
+    std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
+    for (size_t i = 0; i < n; ++i)
+      if (waiting[i] == 0)
+        ready.push({priority[i], i});
     for (size_t step = 0; step < n; ++step) {
-      size_t pick = n;
-      for (size_t i = 0; i < n; ++i) {
-        if (done[i])
-          continue;
-        bool ready = std::all_of(deps[i].begin(), deps[i].end(), [&](size_t d) { return done[d]; });
-        if (ready && (pick == n || priority[i] < priority[pick]))
-          pick = i;
-      }
-      if (pick == n)
+      if (ready.empty())
         internalError("linearize: the kernel's loops are not properly nested");
-      done[pick] = true;
+      size_t pick = ready.top().second;
+      ready.pop();
+      for (size_t u : users[pick])
+        if (--waiting[u] == 0)
+          ready.push({priority[u], u});
       if (!loopRange[pick]) {
         out_.push_back(items[pick][0]);
         continue;

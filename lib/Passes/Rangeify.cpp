@@ -156,41 +156,125 @@ private:
     return ctx_.make(Op::Load, node->dtype(), {ptr});
   }
 
-  const UOp *lower(const UOp *node, const Index &idx, const UOp *valid) {
-    if ((node->op() == Op::ReduceAxis || isExpensive(node->op())) && !buffers_.of.count(node))
-      noteUse(node, idx); // every use counts, also one the memo answers
-    auto key = std::make_tuple(node, idx, valid);
-    auto it = memo_.find(key);
-    if (it != memo_.end())
-      return it->second;
-    const UOp *r = buffers_.of.count(node) ? load(node, idx, valid) : compute(node, idx, valid);
-    memo_.emplace(key, r);
-    return r;
-  }
+  // Lowering walks the tensor graph from the stored value to the leaves. Chains can be arbitrarily deep, so the
+  // walk keeps its own stack: a frame per node being lowered, its operands requested one at a time in operand
+  // order (the order decides range ids, so outputs stay deterministic), combined when all are lowered.
+  struct Frame {
+    const UOp *node = nullptr;
+    Index idx;
+    const UOp *valid = nullptr;
+    bool memoize = true;                    // reached through lower(): record the result for (node, idx, valid)
+    size_t next = 0;                  // operands requested so far
+    std::vector<const UOp *> done;    // their lowered values
+    Index in;                         // single-operand ops: the operand's index
+    const UOp *inValid = nullptr;     // ... and its mask
+    const UOp *inside = nullptr;      // pad: the in-bounds condition
+    std::vector<const UOp *> ranges;  // reduce: its new ranges (active while its operand is lowered)
+    size_t outer = 0;                 // reduce: the active ranges around it
+  };
 
-  const UOp *compute(const UOp *node, const Index &idx, const UOp *valid) {
-    Op op = node->op();
-    if (op == Op::Const)
-      return ctx_.make(Op::Const, node->dtype(), {}, node->arg());
-    if (op == Op::Contiguous || op == Op::Copy)
-      return lower(node->src(0), idx, valid);
-    if (op == Op::ReduceAxis)
-      return reduce(node, idx, valid);
-    if (opGroup(op) == OpGroup::Movement)
-      return movement(node, idx, valid);
-    if (group::elementwise().contains(op)) {
-      std::vector<const UOp *> src;
-      for (const UOp *s : node->src())
-        src.push_back(s->rank() == 0 ? lower(s, {}, valid) : lower(s, idx, valid));
-      return ctx_.make(op, node->dtype(), src, node->arg());
+  /// The value of `node` at `idx`, computed from its operands even when it has a buffer.
+  const UOp *compute(const UOp *node, const Index &idx, const UOp *valid) { return walk(node, idx, valid, false); }
+
+  const UOp *walk(const UOp *node, const Index &idx, const UOp *valid, bool memoize) {
+    std::vector<Frame> stack;
+    if (const UOp *r = enter(stack, node, idx, valid, memoize))
+      return r;
+    while (true) {
+      Frame &f = stack.back();
+      if (f.next < numOperands(f)) {
+        size_t i = f.next++;
+        const UOp *x = f.node->src(i);
+        const UOp *r = isSingleOperand(f.node->op()) ? enter(stack, x, f.in, f.inValid, true)
+                                                      : enter(stack, x, x->rank() == 0 ? Index{} : f.idx, f.valid, true);
+        if (r)
+          stack.back().done.push_back(r); // answered at once: no frame was pushed
+        continue;
+      }
+      const UOp *r = finish(f);
+      if (f.memoize)
+        memo_.emplace(std::make_tuple(f.node, f.idx, f.valid), r);
+      stack.pop_back();
+      if (stack.empty())
+        return r;
+      stack.back().done.push_back(r);
     }
-    internalError("rangeify: cannot lower '" + std::string(opName(op)) + "' (run decompose first)");
   }
 
-  const UOp *movement(const UOp *node, const Index &idx, const UOp *valid) {
-    const UOp *x = node->src(0);
-    Shape xs = x->shapeVec();
-    Index in(xs.size());
+  static bool isSingleOperand(Op op) {
+    return op == Op::Contiguous || op == Op::Copy || op == Op::ReduceAxis || opGroup(op) == OpGroup::Movement;
+  }
+
+  size_t numOperands(const Frame &f) const { return f.node->op() == Op::Const ? 0 : f.node->numSrc(); }
+
+  /// Starts lowering `node`: returns its value when known at once (memoized, loaded, constant), else pushes a
+  /// frame with its operands' indices prepared.
+  const UOp *enter(std::vector<Frame> &stack, const UOp *node, Index idx, const UOp *valid, bool memoize) {
+    // idx is a copy: it may be an operand index of a frame on `stack`, which the push below can move
+    if (memoize) {
+      if ((node->op() == Op::ReduceAxis || isExpensive(node->op())) && !buffers_.of.count(node))
+        noteUse(node, idx); // every use counts, also one the memo answers
+      auto it = memo_.find(std::make_tuple(node, idx, valid));
+      if (it != memo_.end())
+        return it->second;
+      if (buffers_.of.count(node)) {
+        const UOp *r = load(node, idx, valid);
+        memo_.emplace(std::make_tuple(node, idx, valid), r);
+        return r;
+      }
+    }
+    Op op = node->op();
+    if (op == Op::Const) {
+      const UOp *r = ctx_.make(Op::Const, node->dtype(), {}, node->arg());
+      if (memoize)
+        memo_.emplace(std::make_tuple(node, idx, valid), r);
+      return r;
+    }
+    if (op != Op::Contiguous && op != Op::Copy && op != Op::ReduceAxis && opGroup(op) != OpGroup::Movement &&
+        !group::elementwise().contains(op))
+      internalError("rangeify: cannot lower '" + std::string(opName(op)) + "' (run decompose first)");
+    stack.emplace_back();
+    stack.back().node = node;
+    stack.back().idx = idx;
+    stack.back().valid = valid;
+    stack.back().memoize = memoize;
+    Frame &f = stack.back();
+    f.in = idx;
+    f.inValid = valid;
+    if (op == Op::ReduceAxis)
+      openReduce(f);
+    else if (opGroup(op) == OpGroup::Movement)
+      moveIndex(f);
+    return nullptr;
+  }
+
+  /// The value of a frame whose operands are all lowered.
+  const UOp *finish(Frame &f) {
+    Op op = f.node->op();
+    if (op == Op::Contiguous || op == Op::Copy)
+      return f.done[0];
+    if (op == Op::ReduceAxis) {
+      active_.resize(f.outer);
+      if (f.ranges.empty())
+        return f.done[0];
+      std::vector<const UOp *> src = {f.done[0]};
+      src.insert(src.end(), f.ranges.begin(), f.ranges.end());
+      return ctx_.make(Op::Reduce, f.node->dtype(), src, f.node->arg().getTuple()[0]);
+    }
+    if (op == Op::Pad && !f.inside->isConst())
+      return ctx_.alu(Op::Where, {f.inside, f.done[0], ctx_.constInt(f.node->dtype(), 0)});
+    if (opGroup(op) == OpGroup::Movement)
+      return f.done[0];
+    return ctx_.make(op, f.node->dtype(), f.done, f.node->arg());
+  }
+
+  /// A movement op: the index (and mask) at which its operand is read.
+  void moveIndex(Frame &f) {
+    const UOp *node = f.node;
+    const Index &idx = f.idx;
+    Shape xs = node->src(0)->shapeVec();
+    Index &in = f.in;
+    in.assign(xs.size(), nullptr);
     switch (node->op()) {
     case Op::Reshape:
       // simplified now, so an index that only seems to use a range (c + 8i)//8 does not count as using it
@@ -228,40 +312,28 @@ private:
         if (after > 0)
           inside = both(inside, ctx_.alu(Op::Cmplt, {idx[a], constIndex(before + xs[a])}));
       }
-      const UOp *v = lower(x, in, both(valid, inside));
-      if (inside->isConst())
-        return v;
-      return ctx_.alu(Op::Where, {inside, v, ctx_.constInt(node->dtype(), 0)});
+      f.inside = inside;
+      f.inValid = both(f.valid, inside);
+      break;
     }
     default:
       internalError("rangeify: not a movement op");
     }
-    return lower(x, in, valid);
   }
 
-  const UOp *reduce(const UOp *node, const Index &idx, const UOp *valid) {
-    const UOp *x = node->src(0);
-    Shape xs = x->shapeVec();
-    std::vector<int64_t> axes = node->arg().getTuple()[1].intTuple();
-    Index in = idx;
-    std::vector<const UOp *> ranges;
-    for (int64_t a : axes) {
+  /// A reduce: new ranges for its reduced axes, active while its operand is lowered.
+  void openReduce(Frame &f) {
+    Shape xs = f.node->src(0)->shapeVec();
+    for (int64_t a : f.node->arg().getTuple()[1].intTuple()) {
       if (xs[size_t(a)] == 1)
         continue;
       const UOp *r = newRange(xs[size_t(a)], "reduce");
       reduceSizes_.push_back(xs[size_t(a)]);
-      ranges.push_back(r);
-      in[size_t(a)] = r;
+      f.ranges.push_back(r);
+      f.in[size_t(a)] = r;
     }
-    size_t outer = active_.size();
-    active_.insert(active_.end(), ranges.begin(), ranges.end());
-    const UOp *v = lower(x, in, valid);
-    active_.resize(outer);
-    if (ranges.empty())
-      return v;
-    std::vector<const UOp *> src = {v};
-    src.insert(src.end(), ranges.begin(), ranges.end());
-    return ctx_.make(Op::Reduce, node->dtype(), src, node->arg().getTuple()[0]);
+    f.outer = active_.size();
+    active_.insert(active_.end(), f.ranges.begin(), f.ranges.end());
   }
 
   /// Record where a fused reduce is used, and whether that recomputes it.
