@@ -285,4 +285,26 @@ std::optional<Arg> evalBitcast(const Arg &v, DType from, DType to) {
   return valueFromBits(valueBits(v, from), to);
 }
 
+Arg reduceIdentity(Op op, DType d) {
+  DType e = d.element();
+  if (op == Op::Add)
+    return e.isFloat() ? Arg(-0.0) : e.isBool() ? Arg(false) : Arg(int64_t(0));
+  if (op == Op::Mul)
+    return e.isFloat() ? Arg(1.0) : e.isBool() ? Arg(true) : Arg(int64_t(1));
+  if (e.isFloat())
+    return Arg(-std::numeric_limits<double>::infinity());
+  return e.isBool() ? Arg(false) : Arg(dtypeMin(e));
+}
+
+Arg emptyReduceValue(Op op, DType d) {
+  if (op == Op::Add && d.element().isFloat())
+    return Arg(0.0);
+  return reduceIdentity(op, d);
+}
+
+bool accumulatesInF32(Op op, DType d) {
+  Scalar s = d.element().scalar();
+  return (op == Op::Add || op == Op::Mul) && (s == Scalar::F16 || s == Scalar::BF16);
+}
+
 } // namespace tgc

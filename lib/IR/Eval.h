@@ -29,6 +29,15 @@ std::optional<Arg> evalCast(const Arg &v, DType from, DType to);
 /// Bit reinterpretation (BITCAST) of `v` from `from` to `to` (same size).
 std::optional<Arg> evalBitcast(const Arg &v, DType from, DType to);
 
+/// The value a reduction by `op` (add, mul, max) starts from: x op identity == x for every x of dtype `d`. Float
+/// sums start from -0.0, the exact additive identity (-0.0 + -0.0 is -0.0; +0.0 would turn it into +0.0).
+Arg reduceIdentity(Op op, DType d);
+/// The result of reducing no elements: +0 for sums (as numpy and tinygrad), the identity otherwise.
+Arg emptyReduceValue(Op op, DType d);
+/// Whether reductions by `op` of dtype `d` accumulate in float32 (sums and products of float16 and bfloat16, as
+/// tinygrad does): the value is computed in float32 and rounded once.
+bool accumulatesInF32(Op op, DType d);
+
 /// The bit pattern of a scalar value of dtype `d`, zero-extended to 64 bits.
 uint64_t valueBits(const Arg &v, DType d);
 /// The value of dtype `d` with bit pattern `bits`.

@@ -22,16 +22,35 @@ const Arg &field(const Arg &arg, size_t i, const char *what) {
   return arg.getTuple()[i];
 }
 
+/// Integer args are bounded like dimensions, so shape arithmetic on two of them fits in 128 bits.
+constexpr int64_t kMaxArg = int64_t(1) << 48;
+
+int64_t bounded(int64_t v, const char *what) {
+  if (v > kMaxArg || v < -kMaxArg)
+    fail(std::string(what) + " is out of range (" + std::to_string(v) + ")");
+  return v;
+}
+
 int64_t asInt(const Arg &a, const char *what) {
   if (!a.isInt())
     fail(std::string(what) + " must be an integer");
-  return a.getInt();
+  return bounded(a.getInt(), what);
 }
 
 std::vector<int64_t> ints(const Arg &a, size_t n, const char *what) {
   if (!a.isIntTuple() || a.getTuple().size() != n)
     fail(std::string(what) + " must be a list of " + std::to_string(n) + " integers");
-  return a.intTuple();
+  std::vector<int64_t> v = a.intTuple();
+  for (int64_t x : v)
+    bounded(x, what);
+  return v;
+}
+
+/// A computed dimension, checked to be a dimension (exact arithmetic in 128 bits, then bounded).
+int64_t dimension(__int128 v, const char *what) {
+  if (v > kMaxArg)
+    fail(std::string(what) + " is too large");
+  return int64_t(v);
 }
 
 int64_t axisArg(const Arg &a, size_t rank) {
@@ -99,10 +118,10 @@ Shape matmul(std::span<const UOp *const> src) {
 int64_t windowOut(int64_t n, int64_t padTotal, int64_t k, int64_t stride, int64_t dil) {
   if (k < 1 || stride < 1 || dil < 1)
     fail("kernel, stride and dilation must be positive");
-  int64_t span = n + padTotal - dil * (k - 1) - 1;
+  __int128 span = __int128(n) + padTotal - __int128(dil) * (k - 1) - 1;
   if (span < 0)
     fail("the window does not fit the input");
-  return span / stride + 1;
+  return dimension(span / stride + 1, "the output size");
 }
 
 std::vector<int64_t> pads4(const Arg &a) {
@@ -125,7 +144,7 @@ Shape conv2d(std::span<const UOp *const> src, const Arg &arg) {
   auto s = ints(field(arg, 1, "a stride"), 2, "the stride");
   auto d = ints(field(arg, 2, "a dilation"), 2, "the dilation");
   auto p = pads4(field(arg, 3, "the padding"));
-  if (g < 1 || x[1] % g != 0 || w[0] % g != 0 || w[1] * g != x[1])
+  if (g < 1 || x[1] % g != 0 || w[0] % g != 0 || __int128(w[1]) * g != x[1])
     fail("channels do not match: x has " + std::to_string(x[1]) + ", the weight expects " +
          std::to_string(w[1]) + " per group with " + std::to_string(g) + " groups");
   if (src.size() == 3 && shapeOf(src[2], "the bias") != Shape{w[0]})
@@ -152,14 +171,14 @@ Shape convTranspose2d(std::span<const UOp *const> src, const Arg &arg) {
     fail("stride and dilation must be positive");
   if (op[0] < 0 || op[1] < 0 || (op[0] >= s[0] && op[0] >= d[0]) || (op[1] >= s[1] && op[1] >= d[1]))
     fail("output padding must be smaller than the stride or the dilation");
-  int64_t o = w[1] * g;
+  int64_t o = dimension(__int128(w[1]) * g, "the output channel count");
   if (src.size() == 3 && shapeOf(src[2], "the bias") != Shape{o})
     fail("the bias must have shape [" + std::to_string(o) + "]");
-  int64_t h = (x[2] - 1) * s[0] - p[0] - p[1] + d[0] * (w[2] - 1) + op[0] + 1;
-  int64_t wd = (x[3] - 1) * s[1] - p[2] - p[3] + d[1] * (w[3] - 1) + op[1] + 1;
+  __int128 h = __int128(x[2] - 1) * s[0] - p[0] - p[1] + __int128(d[0]) * (w[2] - 1) + op[0] + 1;
+  __int128 wd = __int128(x[3] - 1) * s[1] - p[2] - p[3] + __int128(d[1]) * (w[3] - 1) + op[1] + 1;
   if (h < 1 || wd < 1)
     fail("the output would be empty");
-  return {x[0], o, h, wd};
+  return {x[0], o, dimension(h, "the output height"), dimension(wd, "the output width")};
 }
 
 Shape pool2d(Op op, const UOp *x0, const Arg &arg) {

@@ -7,6 +7,7 @@
 #include "IR/Infer.h"
 #include "IR/Lexer.h"
 
+#include <algorithm>
 #include <limits>
 #include <unordered_map>
 #include <unordered_set>
@@ -454,6 +455,15 @@ void Parser::warnUnreachable() {
 
 std::optional<Module> parseModule(Context &ctx, std::string_view text, const std::string &fileName, DiagEngine &diags,
                                   int firstLine) {
+  if (size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    // a binary file (an .onnx, an .npy): one error instead of one per garbled line
+    std::string_view head = text.substr(0, nul);
+    int line = firstLine + int(std::count(head.begin(), head.end(), '\n'));
+    size_t lineStart = head.rfind('\n');
+    int col = int(nul - (lineStart == std::string_view::npos ? 0 : lineStart + 1)) + 1;
+    diags.error(Loc{fileName, line, col}, "not a .uop text file: it contains a NUL byte");
+    return std::nullopt;
+  }
   int before = diags.errorCount();
   Parser p(ctx, text, fileName, diags, firstLine);
   std::optional<Module> m = p.run();

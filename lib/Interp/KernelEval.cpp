@@ -55,14 +55,6 @@ bool rangeBefore(const UOp *a, const UOp *b) {
   return UOp::structuralLess(a, b);
 }
 
-Arg identity(Op op, DType d) {
-  if (op == Op::Add)
-    return fromInt(0, d);
-  if (op == Op::Mul)
-    return fromInt(1, d);
-  return d.isFloat() ? Arg(-std::numeric_limits<double>::infinity()) : Arg(dtypeMin(d));
-}
-
 class Kernel {
 public:
   Kernel(const UOp *root, std::vector<Memory> &buffers) : buffers_(buffers) {
@@ -287,9 +279,11 @@ private:
     const UOp *u = nodes_[size_t(i)];
     Op op = u->arg().getOp();
     DType e = u->dtype().element();
-    std::vector<Arg> acc(u->dtype().lanes(), identity(op, e));
+    std::vector<Arg> acc(u->dtype().lanes(), reduceIdentity(op, e));
     std::vector<int> ranges(src_[size_t(i)].begin() + 1, src_[size_t(i)].end());
+    bool empty = true;
     loop(ranges, 0, [&] {
+      empty = false;
       const Val &v = value(src_[size_t(i)][0]);
       for (size_t l = 0; l < acc.size(); ++l) {
         Arg pair[2] = {acc[l], v.lane(l)};
@@ -298,7 +292,7 @@ private:
     });
     Val out;
     for (Arg &a : acc)
-      out.push(std::move(a));
+      out.push(empty ? emptyReduceValue(op, e) : std::move(a));
     return out;
   }
 

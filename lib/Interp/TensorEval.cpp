@@ -95,20 +95,12 @@ Tensor movement(const UOp *u, const Tensor &x) {
   return out;
 }
 
-Arg reduceIdentity(Op op, DType d) {
-  if (op == Op::Add)
-    return fromInt(0, d);
-  if (op == Op::Mul)
-    return fromInt(1, d);
-  if (d.isFloat())
-    return Arg(-std::numeric_limits<double>::infinity());
-  return Arg(dtypeMin(d));
-}
-
 Tensor reduceAxis(const UOp *u, const Tensor &x) {
   Op op = u->arg().getTuple()[0].getOp();
   Shape outShape = u->shapeVec();
-  Tensor out{u->dtype(), outShape, std::vector<Arg>(size_t(numelOf(outShape)), reduceIdentity(op, u->dtype()))};
+  DType acc = accumulatesInF32(op, u->dtype()) ? dt::F32 : u->dtype();
+  Arg start = numelOf(x.shape) == 0 ? emptyReduceValue(op, acc) : reduceIdentity(op, acc);
+  Tensor out{u->dtype(), outShape, std::vector<Arg>(size_t(numelOf(outShape)), start)};
   std::vector<int64_t> outStrides = stridesOf(outShape);
   std::vector<int64_t> idx;
   Arg pair[2];
@@ -118,9 +110,12 @@ Tensor reduceAxis(const UOp *u, const Tensor &x) {
     for (size_t a = 0; a < idx.size(); ++a)
       o += (outShape[a] == 1 ? 0 : idx[a]) * outStrides[a];
     pair[0] = out.data[size_t(o)];
-    pair[1] = x.data[size_t(i)];
-    out.data[size_t(o)] = *evalAlu(op, u->dtype(), u->dtype(), pair);
+    pair[1] = x.data[size_t(i)]; // f16/bf16 values are exact in f32
+    out.data[size_t(o)] = *evalAlu(op, acc, acc, pair);
   }
+  if (acc != u->dtype())
+    for (Arg &v : out.data)
+      v = *evalCast(v, acc, u->dtype());
   return out;
 }
 

@@ -7,6 +7,7 @@
 // arange (one-hot) and sum; arange and cumsum are window sums. Results are rewritten again, so a decomposition may
 // use other composites (gather uses arange).
 
+#include "IR/Eval.h"
 #include "IR/Rewrite.h"
 #include "Passes/Pass.h"
 #include "Passes/TensorBuilder.h"
@@ -55,29 +56,20 @@ const UOp *elementwise(const Match &m) {
   Tensor x = u->src(0);
   Tensor zero = Tensor::scalar(x, 0.0);
   switch (u->op()) {
-  case Op::Relu:
-    return zero.lt(x).where(x, zero).uop();
-  case Op::LeakyRelu:
-    return zero.lt(x).where(x, x * argNum(u->arg())).uop();
-  case Op::Sigmoid:
-    return sigmoid(x).uop();
-  case Op::Tanh:
-    return tanhOf(x).uop();
-  case Op::Gelu:
-    return gelu(x, u->arg().getString()).uop();
-  case Op::Silu:
-    return (x * sigmoid(x)).uop();
-  case Op::Exp:
-    return x.exp().uop();
-  case Op::Log:
-    return x.log().uop();
+  case Op::Relu: return zero.lt(x).where(x, zero).uop();
+  case Op::LeakyRelu: return zero.lt(x).where(x, x * argNum(u->arg())).uop();
+  case Op::Sigmoid: return sigmoid(x).uop();
+  case Op::Tanh: return tanhOf(x).uop();
+  case Op::Gelu: return gelu(x, u->arg().getString()).uop();
+  case Op::Silu: return (x * sigmoid(x)).uop();
+  case Op::Exp: return x.exp().uop();
+  case Op::Log: return x.log().uop();
   case Op::Clip: {
     Tensor lo = Tensor::scalar(x, argNum(u->arg().getTuple()[0]));
     Tensor hi = Tensor::scalar(x, argNum(u->arg().getTuple()[1]));
     return x.lt(lo).where(lo, hi.lt(x).where(hi, x)).uop();
   }
-  default:
-    return nullptr;
+  default: return nullptr;
   }
 }
 
@@ -172,8 +164,8 @@ Tensor addBias(const Tensor &y, const UOp *u, size_t i) {
 
 const UOp *conv2d(const Match &m) {
   const UOp *u = m.root();
-  Tensor y = conv2dOf(u->src(0), u->src(1), u->arg().getTuple()[0].getInt(), argInts(u, 1), argInts(u, 2),
-                      argInts(u, 3));
+  Tensor y =
+      conv2dOf(u->src(0), u->src(1), u->arg().getTuple()[0].getInt(), argInts(u, 1), argInts(u, 2), argInts(u, 3));
   return addBias(y, u, 2).uop();
 }
 
@@ -186,15 +178,15 @@ const UOp *convTranspose2d(const Match &m) {
   auto stride = argInts(u, 1), dil = argInts(u, 2), pads = argInts(u, 3), outPad = argInts(u, 4);
   Shape ws = w.shape();
   int64_t cin = ws[0], og = ws[1];
-  Tensor wt = w.reshape({g, cin / g, og, ws[2], ws[3]}).transpose(1, 2).flip({3, 4}).reshape(
-      {g * og, cin / g, ws[2], ws[3]});
+  Tensor wt =
+      w.reshape({g, cin / g, og, ws[2], ws[3]}).transpose(1, 2).flip({3, 4}).reshape({g * og, cin / g, ws[2], ws[3]});
   if (stride[0] > 1 || stride[1] > 1) {
     Shape xs = x.shape();
     x = x.reshape({xs[0], xs[1], xs[2], 1, xs[3], 1});
     x = x.pad({{0, 0}, {0, 0}, {0, 0}, {0, stride[0] - 1}, {0, 0}, {0, stride[1] - 1}});
     x = x.reshape({xs[0], xs[1], xs[2] * stride[0], xs[3] * stride[1]});
-    x = x.shrink({{0, xs[0]}, {0, xs[1]}, {0, xs[2] * stride[0] - (stride[0] - 1)},
-                  {0, xs[3] * stride[1] - (stride[1] - 1)}});
+    x = x.shrink(
+        {{0, xs[0]}, {0, xs[1]}, {0, xs[2] * stride[0] - (stride[0] - 1)}, {0, xs[3] * stride[1] - (stride[1] - 1)}});
   }
   std::vector<int64_t> p = {(ws[2] - 1) * dil[0] - pads[0], (ws[2] - 1) * dil[0] - pads[1] + outPad[0],
                             (ws[3] - 1) * dil[1] - pads[2], (ws[3] - 1) * dil[1] - pads[3] + outPad[1]};
@@ -223,21 +215,29 @@ const UOp *pool2d(const Match &m) {
 
 // --- data movement: concat, gather, embedding, arange, cumsum --------------------------------------------------
 
+/// Each part padded to the full axis, selected where its slice of the axis lies (an exact selection: no
+/// arithmetic touches the values, so -0.0 and NaN payloads survive).
 const UOp *concat(const Match &m) {
   const UOp *u = m.root();
   int64_t axis = u->arg().getInt();
   int64_t total = u->shapeVec()[size_t(axis)];
+  std::vector<Tensor> parts;
+  std::vector<Tensor> masks; // masks[i]: true on part i's slice of the axis
   int64_t offset = 0;
-  std::optional<Tensor> acc;
   for (const UOp *s : u->src()) {
     Tensor t = s;
     Pairs p = noPads(size_t(t.rank()));
     p[size_t(axis)] = {offset, total - offset - t.dim(axis)};
+    Shape ms(size_t(t.rank()), 1);
+    ms[size_t(axis)] = t.dim(axis);
+    parts.push_back(t.pad(p));
+    masks.push_back(Tensor::full(t.ctx(), dt::Bool, ms, 1).pad(p));
     offset += t.dim(axis);
-    Tensor part = t.pad(p);
-    acc = acc ? (u->dtype().isBool() ? acc->alu(Op::Or, part) : *acc + part) : part;
   }
-  return acc->uop();
+  Tensor acc = parts.back();
+  for (size_t i = parts.size() - 1; i-- > 0;)
+    acc = masks[i].where(parts[i], acc);
+  return acc.uop();
 }
 
 /// A [n] tensor 0, 1, ..., n-1 of dtype d (an arange composite, decomposed in turn).
@@ -267,7 +267,8 @@ const UOp *gather(const Match &m) {
   Shape ar(is.size(), 1);
   ar.push_back(n);
   Tensor hot = idx.reshape(idx1).eq(iota(x.ctx(), idx.dtype(), n).reshape(ar));
-  return hot.where(xe, Tensor::scalar(x, 0)).sum({-1}).reshape(is).uop();
+  // -0.0 where not picked: the sum (which starts from -0.0) is then exactly the picked value
+  return hot.where(xe, Tensor::scalar(x, -0.0)).sum({-1}).reshape(is).uop();
 }
 
 const UOp *embedding(const Match &m) {
@@ -280,7 +281,7 @@ const UOp *embedding(const Match &m) {
   ar.insert(ar.end(), {vocab, 1});
   ws.insert(ws.end(), {vocab, d});
   Tensor hot = idx.reshape(idx2).eq(iota(w.ctx(), idx.dtype(), vocab).reshape(ar));
-  Tensor picked = hot.where(w.reshape(ws), Tensor::scalar(w, 0));
+  Tensor picked = hot.where(w.reshape(ws), Tensor::scalar(w, -0.0)); // exact, as in gather
   return picked.sum({-2}).reshape(u->shapeVec()).uop();
 }
 
@@ -312,27 +313,57 @@ const UOp *arange(const Match &m) {
   return (cumsumOf(steps, 0) + (argNum(t[0]) - argNum(t[2]))).uop();
 }
 
+/// Sums and products of float16/bfloat16 accumulate in float32 and round once (IR/Eval.h: accumulatesInF32).
+const UOp *wideReduce(const Match &m) {
+  const UOp *u = m.root();
+  Op op = u->arg().getTuple()[0].getOp();
+  if (!accumulatesInF32(op, u->dtype()))
+    return nullptr;
+  Tensor x = Tensor(u->src(0)).cast(dt::F32);
+  const UOp *wide = u->ctx().make(Op::ReduceAxis, dt::F32, {x.uop()}, u->arg(), u->shapeVec());
+  return Tensor(wide).cast(u->dtype()).uop();
+}
+
+/// The node whose decomposition failed, and why.
+struct DecomposeError {
+  const UOp *node;
+  std::string message;
+};
+
+/// A decomposition whose intermediate shapes cannot exist reports the composite it came from.
+template <RewriteFn F> const UOp *guarded(const Match &m) {
+  try {
+    return F(m);
+  } catch (const TensorShapeError &e) {
+    throw DecomposeError{m.root(), e.message};
+  }
+}
+
 const PatternMatcher &matcher() {
   auto any = [](OpSet ops) { return UPat::any(ops); };
   static const PatternMatcher pm(
       "decompose",
       {
           {any({Op::Relu, Op::LeakyRelu, Op::Sigmoid, Op::Tanh, Op::Gelu, Op::Silu, Op::Exp, Op::Log, Op::Clip}),
-           elementwise, "relu(x) -> where(0 < x, x, 0) ; sigmoid(x) -> 1/(1 + exp2(-x/ln2)) ; ..."},
-          {any({Op::Softmax, Op::LogSoftmax, Op::Logsumexp}), softmaxFamily,
+           guarded<elementwise>, "relu(x) -> where(0 < x, x, 0) ; sigmoid(x) -> 1/(1 + exp2(-x/ln2)) ; ..."},
+          {any({Op::Softmax, Op::LogSoftmax, Op::Logsumexp}), guarded<softmaxFamily>,
            "softmax(x) -> e * 1/sum(e), e = exp(x - max(x))"},
-          {any({Op::Mean, Op::Var}), meanVar, "mean(x) -> sum(x) * 1/n ; var(x) -> sum((x - mean)^2) * 1/(n - c)"},
-          {any({Op::Layernorm, Op::Rmsnorm, Op::Batchnorm}), normalize,
+          {any({Op::Mean, Op::Var}), guarded<meanVar>,
+           "mean(x) -> sum(x) * 1/n ; var(x) -> sum((x - mean)^2) * 1/(n - c)"},
+          {any({Op::Layernorm, Op::Rmsnorm, Op::Batchnorm}), guarded<normalize>,
            "layernorm(x) -> y * rsqrt(mean(y*y) + eps), y = x - mean(x)"},
-          {any({Op::Matmul}), matmul, "matmul(a, b) -> sum(a[..., M, 1, K] * b^T[..., 1, N, K], K)"},
-          {any({Op::Conv2d}), conv2d, "conv2d(x, w) -> sum(pool(pad(x)) * w, cin, kh, kw)"},
-          {any({Op::ConvTranspose2d}), convTranspose2d, "conv_transpose2d(x, w) -> conv2d(dilate(x), flip(w^T))"},
-          {any({Op::MaxPool2d, Op::AvgPool2d}), pool2d, "max_pool2d(x) -> max(pool(pad(x, -inf)))"},
-          {any({Op::Concat}), concat, "concat(a, b) -> pad(a) + pad(b)"},
-          {any({Op::Gather}), gather, "gather(x, i) -> sum(where(i == arange(n), x, 0))"},
-          {any({Op::Embedding}), embedding, "embedding(w, i) -> sum(where(i == arange(V), w, 0), V)"},
-          {any({Op::Cumsum}), cumsum, "cumsum(x) -> sum(pool(pad(x, n-1 before)))"},
-          {any({Op::Arange}), arange, "arange(a, b, s) -> cumsum(full(n, s)) + (a - s)"},
+          {any({Op::Matmul}), guarded<matmul>, "matmul(a, b) -> sum(a[..., M, 1, K] * b^T[..., 1, N, K], K)"},
+          {any({Op::Conv2d}), guarded<conv2d>, "conv2d(x, w) -> sum(pool(pad(x)) * w, cin, kh, kw)"},
+          {any({Op::ConvTranspose2d}), guarded<convTranspose2d>,
+           "conv_transpose2d(x, w) -> conv2d(dilate(x), flip(w^T))"},
+          {any({Op::MaxPool2d, Op::AvgPool2d}), guarded<pool2d>, "max_pool2d(x) -> max(pool(pad(x, -inf)))"},
+          {any({Op::Concat}), guarded<concat>, "concat(a, b) -> where(pad(true[len(a)]), pad(a), pad(b))"},
+          {any({Op::Gather}), guarded<gather>, "gather(x, i) -> sum(where(i == arange(n), x, -0.0))"},
+          {any({Op::Embedding}), guarded<embedding>, "embedding(w, i) -> sum(where(i == arange(V), w, -0.0), V)"},
+          {any({Op::ReduceAxis}), guarded<wideReduce>,
+           "reduce_axis(add, x:f16) -> cast(reduce_axis(add, cast(x, f32)), f16)"},
+          {any({Op::Cumsum}), guarded<cumsum>, "cumsum(x) -> sum(pool(pad(x, n-1 before)))"},
+          {any({Op::Arange}), guarded<arange>, "arange(a, b, s) -> cumsum(full(n, s)) + (a - s)"},
       },
       /*preservesTypes=*/true);
   return pm;
@@ -340,6 +371,15 @@ const PatternMatcher &matcher() {
 
 } // namespace
 
-const UOp *runDecompose(const UOp *root, PassContext &pc) { return graphRewrite(root, matcher()); }
+const UOp *runDecompose(const UOp *root, PassContext &pc) {
+  try {
+    return graphRewrite(root, matcher());
+  } catch (const DecomposeError &e) {
+    const Loc *loc = root->ctx().loc(e.node);
+    pc.diags.error(loc ? *loc : Loc{pc.module.fileName, 0, 0},
+                   "cannot decompose '" + std::string(opName(e.node->op())) + "': " + e.message);
+    return nullptr;
+  }
+}
 
 } // namespace tgc

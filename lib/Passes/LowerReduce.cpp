@@ -10,6 +10,7 @@
 // element starts from the identity), the load in the loop after the initial store and inside the ranges, the final
 // load after the loops close (tinygrad's reduce_to_acc). Accumulator ids are unique in the program.
 
+#include "IR/Eval.h"
 #include "IR/Rewrite.h"
 #include "Passes/Pass.h"
 
@@ -23,15 +24,7 @@ struct State {
   int64_t nextId = 0;
 };
 
-const UOp *identityOf(Context &ctx, Op op, DType d) {
-  if (op == Op::Add)
-    return ctx.constInt(d, 0);
-  if (op == Op::Mul)
-    return ctx.constInt(d, 1);
-  if (d.isFloat())
-    return ctx.constant(d, -std::numeric_limits<double>::infinity());
-  return ctx.constInt(d, dtypeMin(d));
-}
+const UOp *identityOf(Context &ctx, Op op, DType d) { return ctx.make(Op::Const, d, {}, reduceIdentity(op, d)); }
 
 /// Is range r closed by an end inside v (a loop of an inner, already lowered reduce)?
 bool closedInside(const UOp *v, const UOp *r) {

@@ -31,6 +31,7 @@ std::vector<Rule> sumRules();
 std::vector<Rule> divModRules();
 std::vector<Rule> compareRules();
 std::vector<Rule> vectorRules();
+std::vector<Rule> emptyRules();
 
 /// `a` goes to the left of `b` in a commutative op: non-constants first, then a deterministic structural order.
 bool leftOf(const UOp *a, const UOp *b);

@@ -33,7 +33,7 @@ static const UOp *movement(const Tensor &t, Op op, Arg arg, const std::optional<
   const UOp *src[] = {t.uop()};
   InferredShape s = inferShape(op, t.dtype(), src, arg, declared);
   if (!s.error.empty())
-    internalError("tensor builder: " + s.error);
+    throw TensorShapeError{"'" + std::string(opName(op)) + "' " + s.error};
   return t.ctx().make(op, t.dtype(), src, std::move(arg), s.shape);
 }
 
@@ -198,7 +198,7 @@ Tensor Tensor::reduce(Op op, const std::vector<int64_t> &axes) const {
   const UOp *src[] = {u_};
   InferredShape s = inferShape(Op::ReduceAxis, dtype(), src, arg, std::nullopt);
   if (!s.error.empty())
-    internalError("tensor builder: " + s.error);
+    throw TensorShapeError{"'reduce_axis' " + s.error};
   return ctx().make(Op::ReduceAxis, dtype(), src, arg, s.shape);
 }
 

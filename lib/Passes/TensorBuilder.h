@@ -6,10 +6,17 @@
 
 #include "IR/UOp.h"
 
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace tgc {
+
+/// A movement or reduce the builder was asked for has no valid shape (say an intermediate tensor too large to
+/// exist); passes that build with Tensor turn it into a located error.
+struct TensorShapeError {
+  std::string message;
+};
 
 class Tensor {
 public:

@@ -127,7 +127,7 @@ extern "C" tgc_model *tgc_model_create(const tgc_program_info *program, const ch
       m->pointers[size_t(i)] = m->ownMemory.back().data();
     }
   }
-  m->pool = std::make_unique<tgc::rt::ThreadPool>(num_threads > 0 ? num_threads : defaultThreads());
+  m->pool = std::make_unique<tgc::rt::ThreadPool>(num_threads > 0 ? std::min(num_threads, 1024) : defaultThreads());
   m->callSeconds.assign(size_t(program->num_calls), 0.0);
   if (m->debug >= 1)
     std::fprintf(stderr, "tgc: %s: %d kernels, %d threads, arena %lld bytes\n", program->name, program->num_calls,

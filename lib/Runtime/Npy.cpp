@@ -189,7 +189,8 @@ bool decodeNpy(const uint8_t *data, size_t size, Array &out, std::string &error)
   size_t headerLen = readLE(data + 8, int(lenBytes));
   size_t dataStart = 8 + lenBytes + headerLen;
   if (dataStart > size) {
-    error = "truncated .npy header";
+    error = "the .npy header (version " + std::to_string(major) + ") claims " + std::to_string(headerLen) +
+            " bytes but the file has " + std::to_string(size) + ": it is truncated or its header is corrupt";
     return false;
   }
   std::string descr;

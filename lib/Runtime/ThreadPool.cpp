@@ -4,11 +4,18 @@
 
 #include "Runtime/ThreadPool.h"
 
+#include <system_error>
+
 namespace tgc::rt {
 
 ThreadPool::ThreadPool(int threads) {
-  for (int i = 1; i < threads; ++i)
-    workers_.emplace_back([this, i] { work(i); });
+  for (int i = 1; i < threads; ++i) {
+    try {
+      workers_.emplace_back([this, i] { work(i); });
+    } catch (const std::system_error &) {
+      break; // the system has no more threads to give: run with those started (size() tells how many)
+    }
+  }
 }
 
 ThreadPool::~ThreadPool() {

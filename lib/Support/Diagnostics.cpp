@@ -54,8 +54,10 @@ std::string DiagEngine::format(const Diagnostic &d) const {
   if (!sm_ || !d.loc.valid())
     return out;
   std::string_view line = sm_->lineText(d.loc.file, d.loc.line);
-  if (line.empty())
+  if (line.empty() || line.find('\0') != std::string_view::npos) // binary: nothing worth quoting
     return out;
+  if (line.size() > 240 && d.loc.col <= 240)
+    line = line.substr(0, 240);
   std::string caret;
   for (int i = 1; i < d.loc.col && size_t(i - 1) < line.size(); ++i)
     caret += line[size_t(i - 1)] == '\t' ? '\t' : ' ';
@@ -70,6 +72,13 @@ void DiagEngine::report(Severity s, const Loc &loc, std::string message) {
   if (s == Severity::Error)
     ++errors_;
   Diagnostic d{s, loc, std::move(message)};
+  if (!capture_ && s != Severity::Note)
+    suppressing_ = errorLimit_ > 0 && errors_ > errorLimit_;
+  if (suppressing_) {
+    if (s == Severity::Error && errors_ == errorLimit_ + 1)
+      std::fprintf(stderr, "tgc: error: too many errors (%d); the rest are not shown\n", errorLimit_);
+    return;
+  }
   if (capture_) {
     captured_.push_back(std::move(d));
     return;

@@ -50,6 +50,9 @@ public:
   void note(const Loc &loc, std::string message) { report(Severity::Note, loc, std::move(message)); }
 
   int errorCount() const { return errors_; }
+  /// Errors printed before the rest are suppressed (and their notes with them); 0 for no limit. Default 20, as
+  /// clang's -ferror-limit.
+  void setErrorLimit(int limit) { errorLimit_ = limit; }
   bool hasErrors() const { return errors_ > 0; }
 
   /// Keep diagnostics instead of printing them (for --verify-diagnostics).
@@ -63,6 +66,8 @@ private:
   const SourceManager *sm_;
   bool capture_ = false;
   int errors_ = 0;
+  int errorLimit_ = 20;
+  bool suppressing_ = false; // over the limit: only counting
   std::vector<Diagnostic> captured_;
 };
 

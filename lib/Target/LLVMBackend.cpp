@@ -15,7 +15,10 @@
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/Transforms/Instrumentation/AddressSanitizer.h>
 
+#include <llvm/MC/MCSubtargetInfo.h>
+
 #include <mutex>
+#include <set>
 
 namespace tgc {
 
@@ -26,6 +29,34 @@ void initializeLLVM() {
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
   });
+}
+
+bool checkCpuAndFeatures(const std::string &triple, const std::string &cpu, const std::string &features,
+                         std::string &error) {
+  initializeLLVM();
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return false;
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(triple, "", ""));
+  if (!cpu.empty() && !sti->isCPUStringValid(cpu)) {
+    error = "unknown CPU '" + cpu + "' for " + triple + " (LLVM's names, e.g. x86-64-v3, znver4, skylake-avx512)";
+    return false;
+  }
+  std::set<std::string> known;
+  for (const llvm::SubtargetFeatureKV &kv : sti->getAllProcessorFeatures())
+    known.insert(kv.Key);
+  llvm::SmallVector<llvm::StringRef, 16> list;
+  llvm::StringRef(features).split(list, ',');
+  for (llvm::StringRef f : list) {
+    f = f.trim();
+    if (f.empty())
+      continue;
+    if ((f[0] != '+' && f[0] != '-') || !known.count(f.drop_front().str())) {
+      error = "unknown CPU feature '" + f.str() + "' (LLVM's syntax: +avx2,-avx512f)";
+      return false;
+    }
+  }
+  return true;
 }
 
 static std::unique_ptr<llvm::TargetMachine> machineFor(const TargetInfo &t, std::string &error) {

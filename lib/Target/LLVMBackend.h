@@ -21,6 +21,10 @@ namespace tgc {
 /// Initialize LLVM's native target once.
 void initializeLLVM();
 
+/// Whether LLVM knows `cpu` and every +feature/-feature of `features` for `triple`; false with a one-line error.
+bool checkCpuAndFeatures(const std::string &triple, const std::string &cpu, const std::string &features,
+                         std::string &error);
+
 /// Run the O3 pipeline for the target on `m` (sets its triple and data layout), with AddressSanitizer when asked
 /// (functions marked by markSanitizeAddress). False with `error` on failure.
 bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bool sanitize = false);

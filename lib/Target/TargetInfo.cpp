@@ -4,6 +4,8 @@
 
 #include "Target/TargetInfo.h"
 
+#include "Target/LLVMBackend.h"
+
 #include <llvm/ADT/StringMap.h>
 
 #include <algorithm>
@@ -43,6 +45,8 @@ std::optional<TargetInfo> targetFor(const std::string &name, const std::string &
   t.triple = llvm::sys::getDefaultTargetTriple();
   t.cpu = cpu.empty() || cpu == "native" ? llvm::sys::getHostCPUName().str() : cpu;
   t.features = features.empty() ? (cpu.empty() || cpu == "native" ? hostFeatures() : "") : features;
+  if (!checkCpuAndFeatures(t.triple, t.cpu, features, error))
+    return std::nullopt;
   if (t.triple.rfind("x86_64", 0) == 0) // expand's broadcasts stay loads + shuffles: gathers are slower here
     t.features += std::string(t.features.empty() ? "" : ",") + "+prefer-no-gather,+prefer-no-scatter";
   t.desc = *hostTargetDesc(name);

@@ -57,8 +57,14 @@ static std::string envOr(const char *name, const char *fallback) {
   return v && *v ? v : fallback;
 }
 
-std::string cCompiler() { return envOr("CC", "cc"); }
-std::string cxxCompiler() { return envOr("CXX", "c++"); }
+/// The build's compiler when it is still there (it knows LLVM's CPU names), else the system's.
+static std::string buildOr(const char *built, const char *fallback) {
+  std::error_code ec;
+  return *built && fs::exists(built, ec) ? built : fallback;
+}
+
+std::string cCompiler() { return envOr("CC", buildOr(kBuildCCompiler, "cc").c_str()); }
+std::string cxxCompiler() { return envOr("CXX", buildOr(kBuildCxxCompiler, "c++").c_str()); }
 std::string archiver() { return envOr("AR", "ar"); }
 
 static bool usable(const fs::path &lib, const fs::path &inc) {

@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+#include "Model.h"
 #include "Support/CommandLine.h"
 #include "Support/Logging.h"
 
@@ -19,17 +20,23 @@ int main(int argc, char **argv) {
                  "1 kernels scheduled, 2 per-kernel time, GFLOPS and GB/s, 3 kernel IR, 4 generated source, 5-7 pass and "
                  "rewrite logs, 8 IR after every pass (or TGC_DEBUG=N)");
 
+  // CLI11 would read -1 into an unsigned seed as 2^64-1
+  CLI::Validator nonNegative(
+      [](std::string &v) { return v.find('-') == std::string::npos ? std::string() : "must not be negative"; }, "UINT");
+
   tgc::RunOptions run;
   CLI::App *runCmd = app.add_subcommand("run", "run a model and write or print its outputs");
   runCmd->add_option("input", run.input, "the .uop model")->required();
   runCmd->add_flag("--interp", run.interp, "use the reference interpreter");
   runCmd->add_option("--input", run.data.inputs, "NAME=FILE.npy (repeatable); other inputs are generated");
-  runCmd->add_option("--seed", run.data.seed, "seed of the generated inputs (default 0)");
+  runCmd->add_option("--seed", run.data.seed, "seed of the generated inputs (default 0)")->check(nonNegative);
   runCmd->add_option("--output-dir", run.outputDir, "write each output as DIR/NAME.npy");
   runCmd->add_flag("--print", run.print, "print the outputs' values");
   runCmd->add_flag("--compare", run.compare, "also run the interpreter and report the largest differences");
-  runCmd->add_option("--threads", run.threads, "threads (default: one per core)");
-  runCmd->add_option("--bench", run.bench, "run N more times and report the min and median time");
+  runCmd->add_option("--threads", run.threads, "threads, 1 to 1024 (default: one per core)")
+      ->check(CLI::Range(1, 1024));
+  runCmd->add_option("--bench", run.bench, "run N more times and report the min and median time")
+      ->check(CLI::Range(1, 1000000));
   runCmd->add_option_function<std::string>(
             "--fp-contract", [&](const std::string &v) { run.fpContract = v == "fast"; },
             "off (default): results round like the interpreter's; fast: a*b+c may fuse into FMAs")
@@ -59,7 +66,7 @@ int main(int argc, char **argv) {
   CLI::App *weightsCmd = app.add_subcommand("weights", "write deterministic weights for a model (examples, tests)");
   weightsCmd->add_option("input", weights.input, "the .uop model")->required();
   weightsCmd->add_option("-o,--output", weights.output, "the safetensors file (default: the model's)");
-  weightsCmd->add_option("--seed", weights.seed, "seed (default 0)");
+  weightsCmd->add_option("--seed", weights.seed, "seed (default 0)")->check(nonNegative);
 
   tgc::InfoOptions info;
   CLI::App *infoCmd = app.add_subcommand("info", "list a model's inputs, outputs, weights and ops");
@@ -73,7 +80,9 @@ int main(int argc, char **argv) {
   try {
     app.parse(int(cargs.size()), cargs.data());
   } catch (const CLI::ParseError &e) {
-    return app.exit(e) == 0 ? 0 : 1;
+    if (e.get_exit_code() == 0) // --help
+      return app.exit(e);
+    return tgc::oneLineError(tgc::describeParseError({"compile", "run", "info", "weights"}, args, e.what()));
   }
   tgc::setupLogging(debug, /*passLevelOffset=*/4);
   // the runtime linked in-process (tgc run) reads the level from the environment, like compiled executables do
