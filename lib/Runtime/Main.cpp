@@ -264,22 +264,27 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
     printTimes(times);
   }
   tgc_model_destroy(m);
-  if (!o.outputDir.empty())
+  if (!o.outputDir.empty()) {
     mkdir(o.outputDir.c_str(), 0755);
+    std::vector<std::string> paths;
+    std::vector<const tgc::rt::Array *> arrays;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      paths.push_back(o.outputDir + "/" + outInfo[i]->name + ".npy");
+      arrays.push_back(&outputs[i]);
+    }
+    if (!tgc::rt::writeNpyAll(paths, arrays, error))
+      return die(error);
+  }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const tgc_buffer_info &b = *outInfo[i];
     std::string shape = tgc::rt::shapeString(outputs[i].shape);
     std::string type(tgc::rt::elemName(outputs[i].type));
-    if (!o.outputDir.empty()) {
-      std::string path = o.outputDir + "/" + b.name + ".npy";
-      if (!tgc::rt::writeNpy(path, outputs[i], error))
-        return die(error);
-      std::printf("%s: %s%s -> %s\n", b.name, type.c_str(), shape.c_str(), path.c_str());
-    } else if (o.print) {
+    if (!o.outputDir.empty())
+      std::printf("%s: %s%s -> %s/%s.npy\n", b.name, type.c_str(), shape.c_str(), o.outputDir.c_str(), b.name);
+    else if (o.print)
       std::printf("%s: %s%s = %s\n", b.name, type.c_str(), shape.c_str(), formatValues(outputs[i]).c_str());
-    } else {
+    else
       std::printf("%s: %s%s\n", b.name, type.c_str(), shape.c_str());
-    }
   }
   return 0;
 }

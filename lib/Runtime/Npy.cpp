@@ -260,14 +260,35 @@ bool readNpy(const std::string &path, Array &out, std::string &error) {
 }
 
 bool writeNpy(const std::string &path, const Array &a, std::string &error) {
-  std::string bytes = encodeNpy(a);
-  std::string tmp = path + ".tmp";
-  FILE *f = std::fopen(tmp.c_str(), "wb");
-  if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() || std::fclose(f) != 0 ||
-      std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot write '" + path + "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
+  return writeNpyAll({path}, {&a}, error);
+}
+
+bool writeNpyAll(const std::vector<std::string> &paths, const std::vector<const Array *> &arrays,
+                 std::string &error) {
+  // every file is written beside its target first; only when all are written do they replace the targets
+  std::vector<std::string> temps;
+  auto removeTemps = [&] {
+    for (const std::string &t : temps)
+      std::remove(t.c_str());
+  };
+  for (size_t i = 0; i < paths.size(); ++i) {
+    std::string bytes = encodeNpy(*arrays[i]);
+    temps.push_back(paths[i] + ".tmp");
+    FILE *f = std::fopen(temps.back().c_str(), "wb");
+    bool ok = f && std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+    ok = (f && std::fclose(f) == 0) && ok;
+    if (!ok) {
+      error = "cannot write '" + paths[i] + "': " + std::strerror(errno);
+      removeTemps();
+      return false;
+    }
+  }
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (std::rename(temps[i].c_str(), paths[i].c_str()) != 0) {
+      error = "cannot write '" + paths[i] + "': " + std::strerror(errno);
+      removeTemps();
+      return false;
+    }
   }
   return true;
 }

@@ -9,6 +9,7 @@
 #include "Runtime/Array.h"
 
 #include <string>
+#include <vector>
 
 namespace tgc::rt {
 
@@ -19,5 +20,9 @@ std::string encodeNpy(const Array &a);
 
 bool readNpy(const std::string &path, Array &out, std::string &error);
 bool writeNpy(const std::string &path, const Array &a, std::string &error);
+/// Write arrays[i] to paths[i], all or none: each goes to a temporary file first, and the targets are replaced
+/// only once every file is written.
+bool writeNpyAll(const std::vector<std::string> &paths, const std::vector<const Array *> &arrays,
+                 std::string &error);
 
 } // namespace tgc::rt

@@ -21,6 +21,7 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <unistd.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <spdlog/spdlog.h>
@@ -86,6 +87,8 @@ std::vector<std::string> cCompile(const CompileRequest &r, const fs::path &src, 
     argv.insert(argv.end(), {"-fsanitize=address", "-fno-omit-frame-pointer", "-g"});
   if (!include.empty())
     argv.push_back("-I" + include);
+  if (!r.finalDir.empty()) // debug info names the files where they end up, not the staging directory
+    argv.push_back("-ffile-prefix-map=" + r.outDir + "=" + r.finalDir);
   argv.insert(argv.end(), {"-c", src.string(), "-o", obj.string()});
   return argv;
 }
@@ -146,8 +149,14 @@ bool weightsObject(const ProgramDesc &p, const CompileRequest &r, const std::str
     if (b.kind != TGC_WEIGHT)
       continue;
     const auto *e = file.find(b.name);
-    if (!e || int64_t(e->size) != b.bytes || int(e->type) != int(runtimeDType(b.dtype))) {
-      error = "weight '" + b.name + "' is missing from " + r.weightsFile + " or has another dtype or shape";
+    if (!e) {
+      error = "weight '" + b.name + "' is missing from " + r.weightsFile;
+      return false;
+    }
+    if (int(e->type) != int(runtimeDType(b.dtype)) || e->shape != b.shape || int64_t(e->size) != b.bytes) {
+      error = "weight '" + b.name + "' in " + r.weightsFile + " is " + std::string(rt::elemName(e->type)) +
+              rt::shapeString(e->shape) + ", the model needs " +
+              std::string(rt::elemName(rt::ElemType(runtimeDType(b.dtype)))) + rt::shapeString(b.shape);
       return false;
     }
     auto *data = llvm::ConstantDataArray::get(ctx, llvm::ArrayRef<uint8_t>(e->data, e->size));
@@ -161,7 +170,8 @@ bool weightsObject(const ProgramDesc &p, const CompileRequest &r, const std::str
 
 } // namespace
 
-bool compileProgram(const UOp *root, const CompileRequest &r, std::string &error) {
+/// Everything compileProgram writes, into r.outDir (a fresh, empty directory).
+bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error) {
   ProgramDesc p;
   if (!describeProgram(root, r.name, p, error))
     return false;
@@ -240,6 +250,65 @@ bool compileProgram(const UOp *root, const CompileRequest &r, std::string &error
   bool ok = run(argv, error);
   fs::remove_all(rtdir, ec);
   return ok;
+}
+
+/// The marker of a directory that tgc compile owns (and may replace whole).
+constexpr const char *kOutputMarker = ".tgc-output";
+
+/// May tgc compile replace `dir`? Yes when it does not exist, is empty, or was written by tgc compile.
+bool replaceable(const fs::path &dir, std::string &error) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec))
+    return true;
+  if (!fs::is_directory(dir, ec)) {
+    error = "'" + dir.string() + "' exists and is not a directory";
+    return false;
+  }
+  if (fs::is_empty(dir, ec) || fs::exists(dir / kOutputMarker, ec) || fs::exists(dir / "kernels", ec))
+    return true;
+  error = "output directory '" + dir.string() + "' is not empty and was not written by tgc compile (choose another, "
+          "or empty it)";
+  return false;
+}
+
+bool compileProgram(const UOp *root, const CompileRequest &r, std::string &error) {
+  // all or nothing: build beside the target, then swap it in; a failure leaves what was there
+  fs::path target = fs::absolute(r.outDir).lexically_normal();
+  if (target.filename().empty())
+    target = target.parent_path();
+  if (!replaceable(target, error))
+    return false;
+  std::string tag = std::to_string(getpid());
+  fs::path staging = target.parent_path() / ("." + target.filename().string() + ".tgc-new-" + tag);
+  fs::path old = target.parent_path() / ("." + target.filename().string() + ".tgc-old-" + tag);
+  std::error_code ec;
+  fs::remove_all(staging, ec);
+  fs::create_directories(staging, ec);
+  if (ec) {
+    error = "cannot create '" + staging.string() + "': " + ec.message();
+    return false;
+  }
+  CompileRequest staged = r;
+  staged.outDir = staging.string();
+  staged.finalDir = target.string();
+  if (!writeArtifacts(root, staged, error) || !writeText(staging / kOutputMarker, "", error)) {
+    fs::remove_all(staging, ec);
+    return false;
+  }
+  bool hadOld = fs::exists(target, ec);
+  if (hadOld)
+    fs::rename(target, old, ec);
+  if (!ec)
+    fs::rename(staging, target, ec);
+  if (ec) {
+    error = "cannot move the output into '" + target.string() + "': " + ec.message();
+    if (hadOld && !fs::exists(target))
+      fs::rename(old, target, ec);
+    fs::remove_all(staging, ec);
+    return false;
+  }
+  fs::remove_all(old, ec);
+  return true;
 }
 
 // --- in memory ----------------------------------------------------------------------------------------------------

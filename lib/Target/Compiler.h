@@ -22,10 +22,14 @@ struct CompileRequest {
   bool embedWeights = false;
   std::string weightsFile; // the safetensors file (absolute), "" when the model has no weights
   bool sanitize = false;   // AddressSanitizer in kernels, tables and the link
+  std::string finalDir;    // set by compileProgram: where the staging directory outDir will be moved
 };
 
 /// Compile a linear program whose kernels are linearized into files under r.outDir:
 /// kernels/<kernel>.{c,ll,o}, <name>_model.{c,o}, then the executable <name>, or lib<name>.a with <name>.h.
+/// All or nothing: the files are built in a staging directory beside r.outDir, which then replaces r.outDir whole
+/// (so no stale file survives). An existing r.outDir is replaced only when it is empty or was written by tgc
+/// compile (it holds .tgc-output or kernels/).
 bool compileProgram(const UOp *root, const CompileRequest &r, std::string &error);
 
 /// A program compiled into this process (LLVM's JIT), described for the runtime.

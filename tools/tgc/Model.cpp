@@ -152,10 +152,13 @@ bool writeOutputs(const std::string &dir, const interp::ArrayMap &outputs, std::
     error = "cannot create '" + dir + "': " + ec.message();
     return false;
   }
-  for (const auto &[name, a] : outputs)
-    if (!rt::writeNpy((fs::path(dir) / (name + ".npy")).string(), a, error))
-      return false;
-  return true;
+  std::vector<std::string> paths;
+  std::vector<const rt::Array *> arrays;
+  for (const auto &[name, a] : outputs) {
+    paths.push_back((fs::path(dir) / (name + ".npy")).string());
+    arrays.push_back(&a);
+  }
+  return rt::writeNpyAll(paths, arrays, error);
 }
 
 std::string formatArray(const std::string &name, const rt::Array &a) {
