@@ -3,8 +3,10 @@
 //===----------------------------------------------------------------------===//
 //
 // The C is compiled with -fwrapv (tgc's integers wrap) and -fno-math-errno. Float constants are printed as hex
-// floats, so they are exact. `max` of floats propagates NaN like tgc's max. bfloat16 is not supported by this
-// target (C has no portable bfloat16 arithmetic); the cpu target supports it.
+// floats, so they are exact. `max` of floats propagates NaN like tgc's max. C has no portable bfloat16, so bf16 is
+// emulated: values are floats holding bf16 values, memory is uint16_t, and every op producing a bf16 rounds its
+// float result to bf16 (to nearest even, as the interpreter does). Conversions from doubles and integers round
+// once, through round-to-odd to float.
 
 #include "Target/CRenderer.h"
 
@@ -18,7 +20,12 @@
 namespace tgc {
 namespace {
 
-std::string ctype(DType d) { return std::string(scalarCName(d.element().scalar())); }
+bool isBF16(DType d) { return d.element().scalar() == Scalar::BF16; }
+
+/// The C type of a value (bf16 values are floats).
+std::string ctype(DType d) { return isBF16(d) ? "float" : std::string(scalarCName(d.element().scalar())); }
+/// The C type of a buffer's elements (bf16 buffers hold the 16-bit patterns).
+std::string memtype(DType d) { return isBF16(d) ? "uint16_t" : ctype(d); }
 
 std::string floatLiteral(double v, DType d) {
   bool single = d.scalar() != Scalar::F64;
@@ -29,7 +36,7 @@ std::string floatLiteral(double v, DType d) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%a", v);
   std::string s = buf;
-  if (d.scalar() == Scalar::F32)
+  if (d.scalar() == Scalar::F32 || d.scalar() == Scalar::BF16)
     return s + "f";
   if (d.scalar() == Scalar::F16)
     return "(_Float16)" + s + "f";
@@ -52,6 +59,20 @@ std::string constLiteral(const UOp *u) {
     return "((int64_t)(-9223372036854775807LL - 1))";
   return "((" + ctype(d) + ")" + std::to_string(v) + "LL)";
 }
+
+/// bf16 emulation: conversions between bit patterns and floats, rounding to nearest even.
+const char *kBF16Helpers =
+    "static inline float tgc_bf16_to_f32(uint16_t b) { uint32_t u = (uint32_t)b << 16; float f; "
+    "memcpy(&f, &u, 4); return f; }\n"
+    "static inline uint16_t tgc_f32_to_bf16(float f) { uint32_t u; memcpy(&u, &f, 4); "
+    "if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40); "
+    "return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16); }\n"
+    "static inline float tgc_round_bf16(float f) { return tgc_bf16_to_f32(tgc_f32_to_bf16(f)); }\n"
+    "/* double -> bf16 rounding once: round to odd into float (24 >= 8 + 2 bits), then to nearest even */\n"
+    "static inline float tgc_round_bf16_d(double d) { float f = (float)d; "
+    "if (d == d && (double)f != d && f - f == 0) { uint32_t u; memcpy(&u, &f, 4); "
+    "if (!(u & 1u)) { u += fabs((double)f) > fabs(d) ? (uint32_t)-1 : 1u; memcpy(&f, &u, 4); } } "
+    "return tgc_round_bf16(f); }\n";
 
 class CKernel {
 public:
@@ -102,7 +123,7 @@ private:
       return;
     case Op::DefineGlobal: {
       std::string v = "data" + std::to_string(u->arg().getInt());
-      line(ctype(u->dtype()) + " *restrict " + v + " = (" + ctype(u->dtype()) + " *)bufs[" +
+      line(memtype(u->dtype()) + " *restrict " + v + " = (" + memtype(u->dtype()) + " *)bufs[" +
            std::to_string(u->arg().getInt()) + "];");
       name(u) = v;
       return;
@@ -151,6 +172,8 @@ private:
         alt = expr(u->src(1));
       }
       std::string read = "*" + expr(u->src(0));
+      if (inMemoryAsBits(u->src(0)))
+        read = "tgc_bf16_to_f32(" + read + ")";
       define(u, cond.empty() ? read : "(" + cond + " ? " + read + " : " + alt + ")");
       return;
     }
@@ -158,7 +181,10 @@ private:
       std::string cond = validOf(u->src(0));
       if (u->numSrc() == 3)
         cond = cond.empty() ? expr(u->src(2)) : "(" + cond + " && " + expr(u->src(2)) + ")";
-      std::string st = "*" + expr(u->src(0)) + " = " + expr(u->src(1)) + ";";
+      std::string value = expr(u->src(1));
+      if (inMemoryAsBits(u->src(0)))
+        value = "tgc_f32_to_bf16(" + value + ")";
+      std::string st = "*" + expr(u->src(0)) + " = " + value + ";";
       line(cond.empty() ? st : "if (" + cond + ") " + st);
       return;
     }
@@ -166,10 +192,32 @@ private:
       break;
     }
     if (group::elementwise().contains(u->op()) || u->op() == Op::Mulacc) {
-      define(u, alu(u));
+      define(u, roundedALU(u));
       return;
     }
     internalError("c renderer: cannot render '" + std::string(opName(u->op())) + "'");
+  }
+
+  /// A bf16 global buffer: its elements are bit patterns (registers hold floats).
+  bool inMemoryAsBits(const UOp *ptr) {
+    return isBF16(ptr->dtype()) && ptr->dtype().addrSpace() == AddrSpace::Global;
+  }
+
+  /// The C of an ALU op, rounded to bf16 when it produces one.
+  std::string roundedALU(const UOp *u) {
+    DType d = u->dtype();
+    if (!isBF16(d) || u->op() == Op::Bitcast)
+      return alu(u);
+    Op op = u->op();
+    if (op == Op::Neg || op == Op::Max || op == Op::Where || op == Op::Trunc)
+      return alu(u); // exact on bf16 values
+    if (op == Op::Cast) {
+      DType from = u->src(0)->dtype();
+      bool viaDouble = !(from.isFloat() && from.scalar() != Scalar::F64) && !from.isBool();
+      return viaDouble ? "tgc_round_bf16_d((double)" + expr(u->src(0)) + ")"
+                       : "tgc_round_bf16((float)" + expr(u->src(0)) + ")";
+    }
+    return "tgc_round_bf16(" + alu(u) + ")";
   }
 
   std::string math(const char *f, DType d) {
@@ -240,9 +288,13 @@ private:
         return s(0) + " != 0";
       return "(" + t + ")" + s(0);
     case Op::Bitcast: {
-      std::string from = ctype(u->src(0)->dtype());
-      bitcasts_.insert({from, t});
-      return "tgc_bitcast_" + from + "_" + t + "(" + s(0) + ")";
+      // bf16 values are floats: go through their bit patterns
+      std::string from = memtype(u->src(0)->dtype());
+      std::string to = memtype(d);
+      std::string x = isBF16(u->src(0)->dtype()) ? "tgc_f32_to_bf16(" + s(0) + ")" : s(0);
+      bitcasts_.insert({from, to});
+      std::string y = "tgc_bitcast_" + from + "_" + to + "(" + x + ")";
+      return isBF16(d) ? "tgc_bf16_to_f32(" + y + ")" : y;
     }
     default:
       internalError("c renderer: no C for '" + std::string(opName(u->op())) + "'");
@@ -255,6 +307,7 @@ private:
       for (const char *t : {"float", "double", "_Float16"})
         h += std::string("static inline ") + t + " tgc_max_" + t + "(" + t + " a, " + t +
              " b) { return a != a || a > b || (a == b && !signbit(a)) ? a : b; }\n";
+    h += kBF16Helpers;
     for (const auto &[from, to] : bitcasts_)
       h += "static inline " + to + " tgc_bitcast_" + from + "_" + to + "(" + from + " x) { " + to +
            " y; memcpy(&y, &x, sizeof y); return y; }\n";
@@ -277,8 +330,8 @@ private:
 
 std::string renderKernelC(const UOp *linear, const KernelInfo &info, const std::string &function) {
   for (const UOp *u : linear->src())
-    if (u->dtype().element().scalar() == Scalar::BF16 || u->dtype().isVector())
-      internalError("the c target does not support " + u->dtype().str() + " (use -target=cpu)");
+    if (u->dtype().isVector())
+      internalError("the c target got a vector " + u->dtype().str() + " (devectorize should have split it)");
   return CKernel(linear, info, function).render();
 }
 
