@@ -46,6 +46,15 @@ def run_suite(name, command, xml):
     return passed, failed, skipped
 
 
+def ubsan_param(build):
+    """The UndefinedBehaviorSanitizer build beside BUILD (BUILD-ubsan, made by scripts/test.sh), for lit."""
+    ubsan = os.path.join(build + "-ubsan", "bin")
+    if os.path.exists(os.path.join(ubsan, "tgc")):
+        return ["--param", "ubsan_bin=" + ubsan]
+    print(f"note: no UBSan build at {ubsan}; fuzz/ubsan.test is skipped (scripts/test.sh builds it)")
+    return []
+
+
 def main():
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
     out = os.path.join(build, "test-results")
@@ -54,7 +63,7 @@ def main():
         ("unit", [os.path.join(build, "bin", "tgc-unittests"), "-r", "junit", "-o",
                   os.path.join(out, "unit.xml")], os.path.join(out, "unit.xml")),
         ("lit", [sys.executable, LIT, "-sv", os.path.join(build, "test", "lit"), "--xunit-xml-output",
-                 os.path.join(out, "lit.xml")], os.path.join(out, "lit.xml")),
+                 os.path.join(out, "lit.xml")] + ubsan_param(build), os.path.join(out, "lit.xml")),
     ]
     total_passed = total_failed = total_skipped = 0
     for name, command, xml in suites:

@@ -127,6 +127,16 @@ const UOp *normalize(const Match &m) {
 
 // --- matmul, convolution, pooling -------------------------------------------------------------------------------
 
+/// sum(a * b, axes), computed wide for float16/bfloat16: their products are exact in float32, which also
+/// accumulates (as tensor cores and PyTorch's CPU kernels do); the caller rounds once with narrow().
+Tensor dotSum(const Tensor &a, const Tensor &b, const std::vector<int64_t> &axes) {
+  if (!accumulatesInF32(Op::Add, a.dtype()))
+    return (a * b).sum(axes);
+  return (a.cast(dt::F32) * b.cast(dt::F32)).sum(axes);
+}
+
+Tensor narrow(const Tensor &t, DType d) { return t.dtype() == d ? t : t.cast(d); }
+
 const UOp *matmul(const Match &m) {
   Tensor a = m.root()->src(0);
   Tensor b = m.root()->src(1);
@@ -137,9 +147,8 @@ const UOp *matmul(const Match &m) {
   Tensor bt = b.transpose(b.rank() - 1, b.rank() - 2);
   Shape b3 = bt.shape();
   b3.insert(b3.end() - 2, 1);
-  Tensor prod = a.reshape(a3) * bt.reshape(b3);
   Shape out = m.root()->shapeVec();
-  return prod.sum({-1}).reshape(out).uop();
+  return narrow(dotSum(a.reshape(a3), bt.reshape(b3), {-1}).reshape(out), a.dtype()).uop();
 }
 
 Tensor conv2dOf(const Tensor &x0, const Tensor &w, int64_t groups, std::vector<int64_t> stride,
@@ -153,13 +162,15 @@ Tensor conv2dOf(const Tensor &x0, const Tensor &w, int64_t groups, std::vector<i
   x = x.expand({bs, groups, cin, rcout, oy, ox, ws[2], ws[3]});
   x = x.permute({0, 1, 3, 4, 5, 2, 6, 7}); // [bs, groups, rcout, oy, ox, cin, kh, kw]
   Tensor wr = w.reshape({1, groups, rcout, 1, 1, cin, ws[2], ws[3]});
-  return (x * wr).sum({-1, -2, -3}).reshape({bs, cout, oy, ox});
+  return dotSum(x, wr, {-1, -2, -3}).reshape({bs, cout, oy, ox}); // wide for f16/bf16: see dotSum
 }
 
+/// y (wide) plus the bias operand i if there is one, rounded once to the op's dtype.
 Tensor addBias(const Tensor &y, const UOp *u, size_t i) {
   if (u->numSrc() <= i)
-    return y;
-  return y + Tensor(u->src(i)).reshape({1, y.dim(1), 1, 1});
+    return narrow(y, u->dtype());
+  Tensor bias = Tensor(u->src(i)).reshape({1, y.dim(1), 1, 1});
+  return narrow(y + narrow(bias, y.dtype()), u->dtype());
 }
 
 const UOp *conv2d(const Match &m) {
@@ -245,6 +256,18 @@ Tensor iota(Context &ctx, DType d, int64_t n) {
   return ctx.make(Op::Arange, d, {}, Arg::tuple({Arg(0), Arg(n), Arg(1)}), Shape{n});
 }
 
+/// Where idx is in [0, n): an out-of-range index picks nothing, and its result is +0 (the one-hot sum alone
+/// would give the sum's start, -0.0).
+Tensor inRange(const Tensor &idx, int64_t n) {
+  Context &ctx = idx.ctx();
+  DType d = idx.dtype();
+  Tensor ok = n > dtypeMax(d) ? Tensor::full(ctx, dt::Bool, idx.shape(), 1) : idx.lt(Tensor::scalar(idx, double(n)));
+  if (d.isUnsigned())
+    return ok;
+  Tensor negative = idx.lt(Tensor::scalar(idx, 0));
+  return ok.alu(Op::And, negative.eq(Tensor::scalarOf(ctx, dt::Bool, 0)));
+}
+
 const UOp *gather(const Match &m) {
   const UOp *u = m.root();
   Tensor x = u->src(0), idx = u->src(1);
@@ -268,7 +291,8 @@ const UOp *gather(const Match &m) {
   ar.push_back(n);
   Tensor hot = idx.reshape(idx1).eq(iota(x.ctx(), idx.dtype(), n).reshape(ar));
   // -0.0 where not picked: the sum (which starts from -0.0) is then exactly the picked value
-  return hot.where(xe, Tensor::scalar(x, -0.0)).sum({-1}).reshape(is).uop();
+  Tensor picked = hot.where(xe, Tensor::scalar(x, -0.0)).sum({-1}).reshape(is);
+  return inRange(idx, n).where(picked, Tensor::scalar(x, 0)).uop();
 }
 
 const UOp *embedding(const Match &m) {
@@ -281,8 +305,10 @@ const UOp *embedding(const Match &m) {
   ar.insert(ar.end(), {vocab, 1});
   ws.insert(ws.end(), {vocab, d});
   Tensor hot = idx.reshape(idx2).eq(iota(w.ctx(), idx.dtype(), vocab).reshape(ar));
-  Tensor picked = hot.where(w.reshape(ws), Tensor::scalar(w, -0.0)); // exact, as in gather
-  return picked.sum({-2}).reshape(u->shapeVec()).uop();
+  Tensor picked = hot.where(w.reshape(ws), Tensor::scalar(w, -0.0)).sum({-2}); // exact, as in gather
+  Shape ok = is;
+  ok.insert(ok.end(), {1, 1});
+  return inRange(idx, vocab).reshape(ok).where(picked, Tensor::scalar(w, 0)).reshape(u->shapeVec()).uop();
 }
 
 /// tinygrad's cumsum: pad n-1 zeros in front of the axis, slide windows of n, sum each.

@@ -4,6 +4,8 @@
 
 #include "Runtime/Npy.h"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -271,6 +273,13 @@ bool writeNpyAll(const std::vector<std::string> &paths, const std::vector<const 
     for (const std::string &t : temps)
       std::remove(t.c_str());
   };
+  for (const std::string &p : paths) {
+    struct stat st;
+    if (stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) { // the one way a rename below could fail
+      error = "cannot write '" + p + "': " + std::strerror(EISDIR);
+      return false;
+    }
+  }
   for (size_t i = 0; i < paths.size(); ++i) {
     std::string bytes = encodeNpy(*arrays[i]);
     temps.push_back(paths[i] + ".tmp");

@@ -227,6 +227,8 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     argv.insert(argv.end(), {rt.library, "-lpthread", "-lm"});
     if (r.sanitize)
       argv.push_back("-fsanitize=address");
+    for (const std::string &f : split(rt.linkFlags))
+      argv.push_back(f);
     return run(argv, error);
   }
   // library: the header, the runtime's header beside it, and one archive with the runtime's objects inside

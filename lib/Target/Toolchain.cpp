@@ -87,6 +87,7 @@ bool findRuntime(RuntimeFiles &out, std::string &error) {
     if (usable(lib, inc)) {
       out.library = lib.string();
       out.includeDir = inc.string();
+      out.linkFlags = kRuntimeLinkFlags;
       return true;
     }
   }

@@ -25,6 +25,7 @@ std::string archiver();
 struct RuntimeFiles {
   std::string library;    // libtgcruntime.a
   std::string includeDir; // holds tgc_runtime.h
+  std::string linkFlags;  // extra flags for linking against it (a sanitizer's runtime), space-separated
 };
 
 /// Locate the runtime: TGC_RUNTIME_DIR (library and header together), the install layout next to the tgc

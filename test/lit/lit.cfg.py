@@ -17,3 +17,8 @@ config.substitutions.append(("%tgc_build", config.tgc_build_dir))
 config.substitutions.append(("%python", "python3"))
 if config.tgc_has_fuzzer:
     config.available_features.add("fuzzer")
+# A build of tgc with UndefinedBehaviorSanitizer (scripts/test.sh makes one in build-ubsan/): lit --param ubsan_bin=DIR
+ubsan_bin = lit_config.params.get("ubsan_bin")
+if ubsan_bin and os.path.exists(os.path.join(ubsan_bin, "tgc")):
+    config.available_features.add("ubsan")
+    config.substitutions.append(("%tgc_ubsan_bin", ubsan_bin))

@@ -8,6 +8,7 @@
 #include "Interp/Interpreter.h"
 #include "Support/Diagnostics.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,9 +32,12 @@ private:
   bool active_ = false;
   interp::ArrayMap inputs_;
   interp::ArrayMap reference_;
+  std::map<std::string, rt::ElemType> precision_; // output -> the least precise float dtype it was computed in
 };
 
-/// Whether two arrays agree within the tolerance of their dtype; otherwise a description of the first difference.
-std::optional<std::string> compareArrays(const rt::Array &expected, const rt::Array &actual);
+/// Whether two arrays agree within the tolerance of `precision` (a float type: the least precise float dtype the
+/// values were computed in; by default their own dtype); otherwise a description of the first difference.
+std::optional<std::string> compareArrays(const rt::Array &expected, const rt::Array &actual,
+                                         std::optional<rt::ElemType> precision = std::nullopt);
 
 } // namespace tgc
