@@ -9,5 +9,5 @@ if [ ! -f build-ubsan/build.ninja ]; then
   cmake -S . -B build-ubsan -G Ninja -DCMAKE_BUILD_TYPE=Release -DTGC_SANITIZE=undefined -DTGC_ENABLE_FUZZER=OFF \
     -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 >/dev/null
 fi
-cmake --build build-ubsan --target tgc tgc-opt tgcRuntime -- -j"$(nproc)"
+cmake --build build-ubsan --target tgc tgc-opt tgcRuntime tgc-unittests -- -j"$(nproc)"
 exec python3 scripts/run_tests.py build
