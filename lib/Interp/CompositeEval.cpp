@@ -15,6 +15,15 @@
 namespace tgc::interp {
 namespace {
 
+/// tgc's max (docs/ops.md): NaN if either is NaN, and +0.0 above -0.0 (std::max keeps its first operand on ties).
+double maximum(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return NAN;
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return a < b ? b : a;
+}
+
 using Values = std::vector<double>;
 
 Values doubles(const Tensor &t) {
@@ -75,7 +84,7 @@ template <typename T> std::vector<T> matmulLoop(const UOp *u, const std::vector<
     int64_t bo = batchOffset(bi, bBatch, r - 2) * k * n;
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
-        T acc = 0;
+        T acc = k > 0 ? T(-0.0) : T(0); // a sum starts from -0.0, of nothing is +0.0 (docs/ops.md, reduce_axis)
         for (int64_t q = 0; q < k; ++q)
           acc += a[size_t(ao + i * k + q)] * b[size_t(bo + q * n + j)];
         res[size_t((batch * m + i) * n + j)] = acc;
@@ -105,26 +114,26 @@ Tensor conv2d(const UOp *u, const std::vector<const Tensor *> &s) {
   int64_t g = u->arg().getTuple()[0].getInt();
   auto st = argInts(u, 1), dl = argInts(u, 2), pd = argInts(u, 3);
   Values x = doubles(*s[0]), w = doubles(*s[1]);
-  Values b = s.size() > 2 ? doubles(*s[2]) : Values(size_t(os[1]), 0.0);
+  Values b = s.size() > 2 ? doubles(*s[2]) : Values(size_t(os[1]), -0.0); // x + -0.0 == x
   int64_t cg = ws[1], og = os[1] / g;
   Values out(size_t(numelOf(os)));
   for (int64_t n = 0; n < os[0]; ++n)
     for (int64_t o = 0; o < os[1]; ++o)
       for (int64_t y = 0; y < os[2]; ++y)
         for (int64_t xx = 0; xx < os[3]; ++xx) {
-          double acc = b[size_t(o)];
+          // a sum from -0.0 (of nothing +0.0) over the zero-padded window, then the bias
+          double acc = cg * ws[2] * ws[3] > 0 ? -0.0 : 0.0;
           int64_t c0 = (o / og) * cg;
           for (int64_t c = 0; c < cg; ++c)
             for (int64_t ky = 0; ky < ws[2]; ++ky)
               for (int64_t kx = 0; kx < ws[3]; ++kx) {
                 int64_t iy = y * st[0] + ky * dl[0] - pd[0];
                 int64_t ix = xx * st[1] + kx * dl[1] - pd[2];
-                if (iy < 0 || iy >= xs[2] || ix < 0 || ix >= xs[3])
-                  continue;
-                acc += x[size_t(((n * xs[1] + c0 + c) * xs[2] + iy) * xs[3] + ix)] *
-                       w[size_t(((o * cg + c) * ws[2] + ky) * ws[3] + kx)];
+                bool inside = iy >= 0 && iy < xs[2] && ix >= 0 && ix < xs[3];
+                double xv = inside ? x[size_t(((n * xs[1] + c0 + c) * xs[2] + iy) * xs[3] + ix)] : 0.0;
+                acc += xv * w[size_t(((o * cg + c) * ws[2] + ky) * ws[3] + kx)];
               }
-          out[size_t(((n * os[1] + o) * os[2] + y) * os[3] + xx)] = acc;
+          out[size_t(((n * os[1] + o) * os[2] + y) * os[3] + xx)] = acc + b[size_t(o)];
         }
   return finish(u, out);
 }
@@ -192,7 +201,7 @@ Tensor pool2d(const UOp *u, const Tensor &xt) {
               continue;
             }
             double v = x[size_t((p * h + iy) * w + ix)];
-            acc = isMax ? (std::isnan(v) || std::isnan(acc) ? NAN : std::max(acc, v)) : acc + v;
+            acc = isMax ? maximum(acc, v) : acc + v;
             ++count;
           }
         out[size_t((p * oh + y) * ow + xx)] = isMax ? acc : acc / double(count);
@@ -225,7 +234,7 @@ template <typename F> Values alongAxis(const Tensor &x, int64_t axis, bool reduc
 double maxOf(const Values &v) {
   double m = -std::numeric_limits<double>::infinity();
   for (double x : v)
-    m = std::isnan(x) || std::isnan(m) ? NAN : std::max(m, x);
+    m = maximum(m, x);
   return m;
 }
 
@@ -398,7 +407,7 @@ double unary(Op op, double x, const UOp *u) {
     return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
   case Op::Clip: {
     double lo = toDouble(u->arg().getTuple()[0]), hi = toDouble(u->arg().getTuple()[1]);
-    return std::isnan(x) ? x : std::min(std::max(x, lo), hi);
+    return x < lo ? lo : (hi < x ? hi : x); // as documented: NaN stays NaN, the sign of a zero x is kept
   }
   default:
     fail(where(u) + " is not a unary composite");

@@ -103,26 +103,34 @@ const UOp *meanVar(const Match &m) {
   return ((x - x.mean(axes)).square().sum(axes) * (1.0 / double(n - correction))).uop();
 }
 
+/// t in dtype d (a cast unless it already is).
+Tensor narrow(const Tensor &t, DType d) { return t.dtype() == d ? t : t.cast(d); }
+
+/// Normalizations of float16/bfloat16 compute in float32 and round once (as PyTorch does): in half precision,
+/// x - mean(x) of a nearly constant row cancels to rounding noise that rsqrt(var + eps) then multiplies by up to
+/// 1/sqrt(eps).
 const UOp *normalize(const Match &m) {
   const UOp *u = m.root();
-  Tensor x = u->src(0);
+  DType wide = accumulatesInF32(Op::Add, u->dtype()) ? dt::F32 : u->dtype();
+  auto operand = [&](size_t i) { return narrow(Tensor(u->src(i)), wide); };
+  Tensor x = operand(0);
   if (u->op() == Op::Batchnorm) {
     Shape ps(size_t(x.rank()), 1);
     ps[1] = x.dim(1);
-    Tensor scale = Tensor(u->src(1)).reshape(ps), bias = Tensor(u->src(2)).reshape(ps);
-    Tensor mean = Tensor(u->src(3)).reshape(ps), var = Tensor(u->src(4)).reshape(ps);
+    Tensor scale = operand(1).reshape(ps), bias = operand(2).reshape(ps);
+    Tensor mean = operand(3).reshape(ps), var = operand(4).reshape(ps);
     Tensor inv = scale * (var + u->arg().getFloat()).rsqrt();
-    return ((x - mean) * inv + bias).uop();
+    return narrow((x - mean) * inv + bias, u->dtype()).uop();
   }
   std::vector<int64_t> axes = u->arg().getTuple()[0].intTuple();
   double eps = u->arg().getTuple()[1].getFloat();
   Tensor y = u->op() == Op::Layernorm ? x - x.mean(axes) : x;
   Tensor out = y * (y.square().mean(axes) + eps).rsqrt();
   if (u->numSrc() > 1)
-    out = out * Tensor(u->src(1));
+    out = out * operand(1);
   if (u->numSrc() > 2)
-    out = out + Tensor(u->src(2));
-  return out.uop();
+    out = out + operand(2);
+  return narrow(out, u->dtype()).uop();
 }
 
 // --- matmul, convolution, pooling -------------------------------------------------------------------------------
@@ -134,8 +142,6 @@ Tensor dotSum(const Tensor &a, const Tensor &b, const std::vector<int64_t> &axes
     return (a * b).sum(axes);
   return (a.cast(dt::F32) * b.cast(dt::F32)).sum(axes);
 }
-
-Tensor narrow(const Tensor &t, DType d) { return t.dtype() == d ? t : t.cast(d); }
 
 const UOp *matmul(const Match &m) {
   Tensor a = m.root()->src(0);

@@ -35,42 +35,55 @@ namespace {
 
 using Values = std::unordered_map<const UOp *, int64_t>;
 
-/// The integer value of index arithmetic u with the given range values (unlisted ranges 0); nullopt when u is not
-/// plain arithmetic of ranges and constants.
-std::optional<int64_t> evalIndex(const UOp *u, const Values &values, std::unordered_map<const UOp *, int64_t> &memo) {
-  if (auto it = memo.find(u); it != memo.end())
-    return it->second;
-  std::optional<int64_t> out;
-  if (u->isConst() && u->dtype().isInt()) {
-    out = u->constInt();
-  } else if (u->op() == Op::Range) {
+/// The integer value of one node of index arithmetic from its operands' values; nullopt when it is not plain
+/// arithmetic of ranges and constants.
+std::optional<int64_t> evalNode(const UOp *u, const Values &values, const std::unordered_map<const UOp *, int64_t> &known) {
+  if (u->isConst() && u->dtype().isInt())
+    return u->constInt();
+  if (u->op() == Op::Range) {
     auto it = values.find(u);
-    out = it == values.end() ? 0 : it->second;
-  } else if (u->numSrc() == 2 && u->dtype().isInt()) {
-    std::optional<int64_t> a = evalIndex(u->src(0), values, memo), b = evalIndex(u->src(1), values, memo);
-    if (a && b) {
-      auto wrap = [](uint64_t v) { return int64_t(v); }; // index arithmetic wraps; never signed overflow here
-      bool divisible = *b != 0 && !(*b == -1 && *a == std::numeric_limits<int64_t>::min());
-      switch (u->op()) {
-      case Op::Add: out = wrap(uint64_t(*a) + uint64_t(*b)); break;
-      case Op::Sub: out = wrap(uint64_t(*a) - uint64_t(*b)); break;
-      case Op::Mul: out = wrap(uint64_t(*a) * uint64_t(*b)); break;
-      case Op::Idiv: out = divisible ? std::optional<int64_t>(*a / *b) : std::nullopt; break;
-      case Op::Mod: out = divisible ? std::optional<int64_t>(*a % *b) : std::nullopt; break;
-      case Op::Max: out = std::max(*a, *b); break;
-      default: break;
-      }
-    }
+    return it == values.end() ? 0 : it->second;
   }
-  if (out)
-    memo[u] = *out;
-  return out;
+  if (u->numSrc() != 2 || !u->dtype().isInt())
+    return std::nullopt;
+  auto ia = known.find(u->src(0)), ib = known.find(u->src(1));
+  if (ia == known.end() || ib == known.end())
+    return std::nullopt;
+  int64_t a = ia->second, b = ib->second;
+  auto wrap = [](uint64_t v) { return int64_t(v); }; // index arithmetic wraps; never signed overflow here
+  bool divisible = b != 0 && !(b == -1 && a == std::numeric_limits<int64_t>::min());
+  switch (u->op()) {
+  case Op::Add:
+    return wrap(uint64_t(a) + uint64_t(b));
+  case Op::Sub:
+    return wrap(uint64_t(a) - uint64_t(b));
+  case Op::Mul:
+    return wrap(uint64_t(a) * uint64_t(b));
+  case Op::Idiv:
+    return divisible ? std::optional<int64_t>(a / b) : std::nullopt;
+  case Op::Mod:
+    return divisible ? std::optional<int64_t>(a % b) : std::nullopt;
+  case Op::Max:
+    return std::max(a, b);
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The integer value of index arithmetic u with the given range values (unlisted ranges 0); nullopt when u is not
+/// plain arithmetic of ranges and constants. Operands first, without recursion.
+std::optional<int64_t> evalIndex(const UOp *u, const Values &values) {
+  std::unordered_map<const UOp *, int64_t> known;
+  for (const UOp *n : toposort(u))
+    if (std::optional<int64_t> v = evalNode(n, values, known))
+      known[n] = *v;
+  auto it = known.find(u);
+  return it == known.end() ? std::nullopt : std::optional<int64_t>(it->second);
 }
 
 /// Address change when r goes from 0 to 1; nullopt when unknown.
 std::optional<int64_t> strideOf(const UOp *idx, const UOp *r) {
-  std::unordered_map<const UOp *, int64_t> m0, m1;
-  std::optional<int64_t> a = evalIndex(idx, {}, m0), b = evalIndex(idx, {{r, 1}}, m1);
+  std::optional<int64_t> a = evalIndex(idx, {}), b = evalIndex(idx, {{r, 1}});
   if (!a || !b)
     return std::nullopt;
   return int64_t(uint64_t(*b) - uint64_t(*a));

@@ -310,8 +310,16 @@ private:
       return from.isFloat() ? b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0))
                             : b_.CreateICmpNE(x, llvm::Constant::getNullValue(x->getType()));
     bool srcSigned = from.isSigned();
-    if (from.isFloat() && to.isFloat())
+    if (from.isFloat() && to.isFloat()) {
+      // half <-> bfloat: same width, neither extends the other; through float, which holds both exactly
+      if (from.itemSize() == 2 && to.itemSize() == 2 && from.scalar() != to.scalar()) {
+        llvm::Type *f32 = llvm::Type::getFloatTy(c_);
+        if (auto *vt = llvm::dyn_cast<llvm::VectorType>(x->getType()))
+          f32 = llvm::VectorType::get(f32, vt->getElementCount());
+        x = b_.CreateFPExt(x, f32);
+      }
       return b_.CreateFPCast(x, t);
+    }
     if (from.isFloat())
       return to.isUnsigned() ? b_.CreateFPToUI(x, t) : b_.CreateFPToSI(x, t);
     if (to.isFloat())
