@@ -15,6 +15,18 @@
 namespace tgc::interp {
 namespace {
 
+/// erf as the gelu composite defines it: Abramowitz and Stegun 7.1.26 (|error| < 1.5e-7), as tinygrad computes it,
+/// so the interpreter evaluates the op as specified, in double.
+double erfAS(double x) {
+  double ax = std::fabs(x);
+  double t = 1.0 / (1.0 + 0.3275911 * ax);
+  double poly = 1.061405429;
+  for (double c : {-1.453152027, 1.421413741, -0.284496736, 0.254829592})
+    poly = poly * t + c;
+  double y = 1.0 - t * poly * std::exp(-x * x);
+  return x < 0 ? -y : (x > 0 ? y : 0.0);
+}
+
 /// tgc's max (docs/ops.md): NaN if either is NaN, and +0.0 above -0.0 (std::max keeps its first operand on ties).
 double maximum(double a, double b) {
   if (std::isnan(a) || std::isnan(b))
@@ -181,7 +193,7 @@ Tensor pool2d(const UOp *u, const Tensor &xt) {
   Shape xs = xt.shape, os = u->shapeVec();
   size_t r = xs.size();
   int64_t h = xs[r - 2], w = xs[r - 1], oh = os[r - 2], ow = os[r - 1];
-  int64_t planes = numelOf(xs) / (h * w);
+  int64_t planes = numelOf(Shape(xs.begin(), xs.end() - 2)); // not numel / (h*w): either may be 0
   Values x = doubles(xt);
   Values out(size_t(numelOf(os)));
   for (int64_t p = 0; p < planes; ++p)
@@ -216,7 +228,7 @@ template <typename F> Values alongAxis(const Tensor &x, int64_t axis, bool reduc
   int64_t inner = 1;
   for (size_t a = size_t(axis) + 1; a < s.size(); ++a)
     inner *= s[a];
-  int64_t outer = numelOf(s) / std::max<int64_t>(len * inner, 1);
+  int64_t outer = numelOf(Shape(s.begin(), s.begin() + axis));
   Values v = doubles(x);
   Values out(size_t(outer * (reduces ? 1 : len) * inner));
   Values line(static_cast<size_t>(len));
@@ -324,7 +336,7 @@ Tensor batchnorm(const UOp *u, const std::vector<const Tensor *> &s) {
   Values x = doubles(*s[0]), scale = doubles(*s[1]), bias = doubles(*s[2]), mean = doubles(*s[3]),
          var = doubles(*s[4]);
   Shape xs = s[0]->shape;
-  int64_t inner = numelOf(xs) / (xs[0] * xs[1]);
+  int64_t inner = numelOf(Shape(xs.begin() + 2, xs.end())); // not numel / (N*C): either may be 0
   Values out(x.size());
   for (size_t i = 0; i < x.size(); ++i) {
     size_t c = size_t((int64_t(i) / inner) % xs[1]);
@@ -403,7 +415,7 @@ double unary(Op op, double x, const UOp *u) {
     return std::log(x);
   case Op::Gelu:
     if (u->arg().getString() == "erf")
-      return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+      return 0.5 * x * (1.0 + erfAS(x / std::sqrt(2.0)));
     return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
   case Op::Clip: {
     double lo = toDouble(u->arg().getTuple()[0]), hi = toDouble(u->arg().getTuple()[1]);

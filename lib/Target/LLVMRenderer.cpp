@@ -312,7 +312,7 @@ private:
     bool srcSigned = from.isSigned();
     if (from.isFloat() && to.isFloat()) {
       // half <-> bfloat: same width, neither extends the other; through float, which holds both exactly
-      if (from.itemSize() == 2 && to.itemSize() == 2 && from.scalar() != to.scalar()) {
+      if (from.element().itemSize() == 2 && to.element().itemSize() == 2 && from.element() != to.element()) {
         llvm::Type *f32 = llvm::Type::getFloatTy(c_);
         if (auto *vt = llvm::dyn_cast<llvm::VectorType>(x->getType()))
           f32 = llvm::VectorType::get(f32, vt->getElementCount());
