@@ -103,45 +103,29 @@ const UOp *meanVar(const Match &m) {
   return ((x - x.mean(axes)).square().sum(axes) * (1.0 / double(n - correction))).uop();
 }
 
-/// t in dtype d (a cast unless it already is).
-Tensor narrow(const Tensor &t, DType d) { return t.dtype() == d ? t : t.cast(d); }
-
-/// Normalizations of float16/bfloat16 compute in float32 and round once (as PyTorch does): in half precision,
-/// x - mean(x) of a nearly constant row cancels to rounding noise that rsqrt(var + eps) then multiplies by up to
-/// 1/sqrt(eps).
 const UOp *normalize(const Match &m) {
   const UOp *u = m.root();
-  DType wide = accumulatesInF32(Op::Add, u->dtype()) ? dt::F32 : u->dtype();
-  auto operand = [&](size_t i) { return narrow(Tensor(u->src(i)), wide); };
-  Tensor x = operand(0);
+  Tensor x = u->src(0);
   if (u->op() == Op::Batchnorm) {
     Shape ps(size_t(x.rank()), 1);
     ps[1] = x.dim(1);
-    Tensor scale = operand(1).reshape(ps), bias = operand(2).reshape(ps);
-    Tensor mean = operand(3).reshape(ps), var = operand(4).reshape(ps);
+    Tensor scale = Tensor(u->src(1)).reshape(ps), bias = Tensor(u->src(2)).reshape(ps);
+    Tensor mean = Tensor(u->src(3)).reshape(ps), var = Tensor(u->src(4)).reshape(ps);
     Tensor inv = scale * (var + u->arg().getFloat()).rsqrt();
-    return narrow((x - mean) * inv + bias, u->dtype()).uop();
+    return ((x - mean) * inv + bias).uop();
   }
   std::vector<int64_t> axes = u->arg().getTuple()[0].intTuple();
   double eps = u->arg().getTuple()[1].getFloat();
   Tensor y = u->op() == Op::Layernorm ? x - x.mean(axes) : x;
   Tensor out = y * (y.square().mean(axes) + eps).rsqrt();
   if (u->numSrc() > 1)
-    out = out * operand(1);
+    out = out * Tensor(u->src(1));
   if (u->numSrc() > 2)
-    out = out + operand(2);
-  return narrow(out, u->dtype()).uop();
+    out = out + Tensor(u->src(2));
+  return out.uop();
 }
 
 // --- matmul, convolution, pooling -------------------------------------------------------------------------------
-
-/// sum(a * b, axes), computed wide for float16/bfloat16: their products are exact in float32, which also
-/// accumulates (as tensor cores and PyTorch's CPU kernels do); the caller rounds once with narrow().
-Tensor dotSum(const Tensor &a, const Tensor &b, const std::vector<int64_t> &axes) {
-  if (!accumulatesInF32(Op::Add, a.dtype()))
-    return (a * b).sum(axes);
-  return (a.cast(dt::F32) * b.cast(dt::F32)).sum(axes);
-}
 
 const UOp *matmul(const Match &m) {
   Tensor a = m.root()->src(0);
@@ -154,7 +138,7 @@ const UOp *matmul(const Match &m) {
   Shape b3 = bt.shape();
   b3.insert(b3.end() - 2, 1);
   Shape out = m.root()->shapeVec();
-  return narrow(dotSum(a.reshape(a3), bt.reshape(b3), {-1}).reshape(out), a.dtype()).uop();
+  return (a.reshape(a3) * bt.reshape(b3)).sum({-1}).reshape(out).uop();
 }
 
 Tensor conv2dOf(const Tensor &x0, const Tensor &w, int64_t groups, std::vector<int64_t> stride,
@@ -168,15 +152,13 @@ Tensor conv2dOf(const Tensor &x0, const Tensor &w, int64_t groups, std::vector<i
   x = x.expand({bs, groups, cin, rcout, oy, ox, ws[2], ws[3]});
   x = x.permute({0, 1, 3, 4, 5, 2, 6, 7}); // [bs, groups, rcout, oy, ox, cin, kh, kw]
   Tensor wr = w.reshape({1, groups, rcout, 1, 1, cin, ws[2], ws[3]});
-  return dotSum(x, wr, {-1, -2, -3}).reshape({bs, cout, oy, ox}); // wide for f16/bf16: see dotSum
+  return (x * wr).sum({-1, -2, -3}).reshape({bs, cout, oy, ox});
 }
 
-/// y (wide) plus the bias operand i if there is one, rounded once to the op's dtype.
 Tensor addBias(const Tensor &y, const UOp *u, size_t i) {
   if (u->numSrc() <= i)
-    return narrow(y, u->dtype());
-  Tensor bias = Tensor(u->src(i)).reshape({1, y.dim(1), 1, 1});
-  return narrow(y + narrow(bias, y.dtype()), u->dtype());
+    return y;
+  return y + Tensor(u->src(i)).reshape({1, y.dim(1), 1, 1});
 }
 
 const UOp *conv2d(const Match &m) {
@@ -356,6 +338,26 @@ const UOp *wideReduce(const Match &m) {
   return Tensor(wide).cast(u->dtype()).uop();
 }
 
+/// Composites that only select or move values: exact in any dtype, so never widened.
+bool movesValues(Op op) {
+  return op == Op::Relu || op == Op::Clip || op == Op::Concat || op == Op::Gather || op == Op::Embedding ||
+         op == Op::MaxPool2d || op == Op::Arange;
+}
+
+/// Composites of float16/bfloat16 compute in float32 and round once, as the interpreter defines them and as
+/// PyTorch computes them ("opmath"): products of halves are exact in f32, sums accumulate there, and a
+/// normalization of a nearly constant row does not amplify half-precision rounding noise by 1/sqrt(eps).
+const UOp *widenHalf(const Match &m) {
+  const UOp *u = m.root();
+  if (!accumulatesInF32(Op::Add, u->dtype()) || movesValues(u->op()))
+    return nullptr;
+  std::vector<const UOp *> src;
+  for (const UOp *s : u->src())
+    src.push_back(s->dtype() == u->dtype() ? Tensor(s).cast(dt::F32).uop() : s); // integer indices stay
+  const UOp *wide = u->ctx().make(u->op(), dt::F32, src, u->arg(), u->shapeVec());
+  return Tensor(wide).cast(u->dtype()).uop();
+}
+
 /// The node whose decomposition failed, and why.
 struct DecomposeError {
   const UOp *node;
@@ -376,6 +378,7 @@ const PatternMatcher &matcher() {
   static const PatternMatcher pm(
       "decompose",
       {
+          {any(group::composite()), guarded<widenHalf>, "op(x:f16, ...) -> cast(op(cast(x, f32), ...), f16)"},
           {any({Op::Relu, Op::LeakyRelu, Op::Sigmoid, Op::Tanh, Op::Gelu, Op::Silu, Op::Exp, Op::Log, Op::Clip}),
            guarded<elementwise>, "relu(x) -> where(0 < x, x, 0) ; sigmoid(x) -> 1/(1 + exp2(-x/ln2)) ; ..."},
           {any({Op::Softmax, Op::LogSoftmax, Op::Logsumexp}), guarded<softmaxFamily>,

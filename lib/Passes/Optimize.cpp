@@ -149,6 +149,24 @@ int64_t amountFor(int64_t n, int64_t limit) {
   return a >= 2 ? a : 0;
 }
 
+/// Halve the largest amount until all of them together give at most `maxLanes` lanes (the amounts are powers of
+/// two dividing their ranges, so halves still divide them); an amount that reaches 1 is dropped.
+void fitLaneLimit(std::vector<OptAction> &actions, int64_t maxLanes) {
+  auto product = [&] {
+    int64_t p = 1;
+    for (const OptAction &a : actions)
+      p *= a.amount;
+    return p;
+  };
+  while (!actions.empty() && product() > maxLanes) {
+    auto largest = std::max_element(actions.begin(), actions.end(),
+                                    [](const OptAction &a, const OptAction &b) { return a.amount < b.amount; });
+    largest->amount /= 2;
+    if (largest->amount < 2)
+      actions.erase(largest);
+  }
+}
+
 std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
   KernelFacts f = factsOf(kernel);
   int64_t width = std::max<int64_t>(1, t.vectorBits / 8 / f.elemBytes);
@@ -204,6 +222,7 @@ std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
   }
   if (lanesAxis)
     actions.push_back({unroll ? "unroll" : "upcast", rangeId(lanesAxis), lanes, ""});
+  fitLaneLimit(actions, t.maxLanes);
   for (OptAction &a : actions)
     a.text = a.kind + ":" + std::to_string(a.axis) + ":" + std::to_string(a.amount);
   return actions;

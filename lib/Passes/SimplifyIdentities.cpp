@@ -7,6 +7,8 @@
 
 #include "Passes/SimplifyRules.h"
 
+#include <cmath>
+
 namespace tgc::simplify {
 namespace {
 
@@ -21,6 +23,15 @@ P bools(P p) { return p.dclass(DClass::Bool); }
 
 const UOp *takeX(const Match &m) { return m["x"]; }
 const UOp *zero(const Match &m) { return m.ctx().constLikeInt(m.root(), 0); }
+/// x / ±0 -> x * ±inf: equal for every x (±inf, or NaN for a zero or NaN x). Besides, LLVM 19's SelectionDAG
+/// treats a lane 0.0 / 0.0 of a vector division by a constant zero as undefined and drops a select mask that guards
+/// it (a padded division by zero came out NaN where the pad is 0); a multiply does not trip it.
+const UOp *divideByZero(const Match &m) {
+  const UOp *c = m["c"];
+  double inf = std::signbit(c->constDouble()) ? -INFINITY : INFINITY;
+  return m.ctx().alu(Op::Mul, {m["x"], m.ctx().constLike(c, inf)});
+}
+
 const UOp *falseConst(const Match &m) { return m.ctx().constLikeInt(m.root(), 0); }
 const UOp *trueConst(const Match &m) { return m.ctx().constLikeInt(m.root(), 1); }
 
@@ -160,6 +171,7 @@ std::vector<Rule> identityRules() {
       {floats(x + P::cnstExact(-0.0)), takeX, "x + -0.0 -> x"},
       {floats(x - P::cnstExact(0.0)), takeX, "x - 0.0 -> x"},
       {floats(P::binary(Op::Fdiv, x, P::cnst(1))), takeX, "x / 1.0 -> x"},
+      {floats(P::binary(Op::Fdiv, x, P::cnst(0).named("c"))), divideByZero, "x / ±0.0 -> x * ±inf"},
       // bools
       {bools(x & t), takeX, "x & true -> x"},
       {bools(x & f), falseConst, "x & false -> false"},

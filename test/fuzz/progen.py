@@ -277,10 +277,19 @@ def composite_reduce_size(n, src):
     return 1
 
 
+def checked_info(n, src):
+    """info(), plus: inexactness is contagious (an inexact operand times a zero constant is a zero whose sign is not
+    reliable, though its magnitude bound is 0)."""
+    mag, err = info(n, src)
+    if err == 0 and any(s.err > 0 for s in src) and is_float(n.dtype):
+        err = 1e-300
+    return mag, err
+
+
 def analyze(prog):
     by = {}
     for n in prog.nodes:
-        n.mag, n.err = info(n, [by[s] for s in n.srcs])
+        n.mag, n.err = checked_info(n, [by[s] for s in n.srcs])
         if is_float(n.dtype) and n.mag > MAXF[n.dtype] / 16 and n.err > 0:
             n.err = INF  # near overflow an inexact value may be finite in one implementation and inf in another
         by[n.name] = n
@@ -304,7 +313,7 @@ class Generator:
 
     def add(self, op, srcs, arg, dtype, shape, prefix="v"):
         n = Node(self.fresh(prefix), op, [s.name for s in srcs], arg, dtype, tuple(shape))
-        n.mag, n.err = info(n, srcs)
+        n.mag, n.err = checked_info(n, srcs)
         if is_float(dtype) and n.mag > MAXF[dtype] / 16 and n.err > 0:
             n.err = INF
         self.p.nodes.append(n)

@@ -11,6 +11,7 @@
 #include "IR/Parser.h"
 #include "IR/Verifier.h"
 #include "Passes/PassManager.h"
+#include "Support/Logging.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -50,6 +51,11 @@ void lower(const Module &parsed, const TargetDesc &target) {
 }
 
 } // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  setupLogging(0); // quiet: no pass logs, whatever TGC_DEBUG says
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string_view text(reinterpret_cast<const char *>(data), size);
