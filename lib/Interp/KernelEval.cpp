@@ -23,6 +23,8 @@
 
 #include <algorithm>
 #include <deque>
+#include <memory>
+#include <optional>
 #include <limits>
 #include <unordered_map>
 
@@ -77,43 +79,67 @@ public:
   /// Run a kernel sink: its effects, recursively.
   void runGraph() { exec(int(nodes_.size()) - 1); }
 
+  /// Run the effects node u depends on (the stores before a barrier).
+  void runEffects(const UOp *u) { exec(index_.at(u)); }
+
   /// Run a linearized kernel: a small machine over the list, loops by jumping back from `end` to after `range`.
   void runLinear(const UOp *linear) {
+    start(linear);
+    if (resume())
+      fail(where(list_[pc_ - 1]) + " is a barrier, but the kernel is not run as a launch of work-items");
+  }
+
+  /// Begin a run of a linearized kernel from its first op (values of an earlier run are forgotten).
+  void start(const UOp *linear) {
     linear_ = true;
-    std::vector<std::pair<int, size_t>> loops; // range, its position
-    auto list = linear->src();
-    for (size_t pc = 0; pc < list.size(); ++pc) {
-      int i = index_.at(list[pc]);
+    list_ = linear->src();
+    pc_ = 0;
+    loops_.clear();
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    std::fill(bound_.begin(), bound_.end(), 0);
+    for (auto &[special, value] : launch_)
+      bind(special, value);
+  }
+
+  /// Run until a barrier (true: stopped just after it) or the end of the list (false).
+  bool resume() {
+    for (; pc_ < list_.size(); ++pc_) {
+      size_t pc = pc_;
+      int i = index_.at(list_[pc]);
       const UOp *u = nodes_[size_t(i)];
       switch (u->op()) {
       case Op::Range: {
         if (bound(value(src_[size_t(i)][0])) <= 0) {
-          pc = matchingEnd(list, pc);
+          pc_ = matchingEnd(list_, pc);
           continue;
         }
         bind(i, 0);
-        loops.emplace_back(i, pc);
+        loops_.emplace_back(i, pc);
         continue;
       }
       case Op::End: {
         int r = index_.at(u->src(1));
-        if (loops.empty() || loops.back().first != r)
+        if (loops_.empty() || loops_.back().first != r)
           fail(where(u) + " closes a loop that is not the innermost open one");
         int64_t next = rangeValue_[size_t(r)] + 1;
         if (next < bound(value(src_[size_t(r)][0]))) {
           bind(r, next);
-          pc = loops.back().second;
+          pc_ = loops_.back().second;
           continue;
         }
         bound_[size_t(r)] = 0;
-        loops.pop_back();
+        loops_.pop_back();
         continue;
       }
       case Op::Store:
         store(i);
         continue;
-      case Op::Sink:
       case Op::Barrier:
+        if (!loops_.empty())
+          fail(where(u) + " is inside the loop of " + where(nodes_[size_t(loops_.back().first)]));
+        ++pc_;
+        return true;
+      case Op::Sink:
         continue;
       case Op::Noop:
         if (u->dtype().isVoid())
@@ -124,9 +150,30 @@ public:
         stamp_[size_t(i)] = ++clock_;
       }
     }
-    if (!loops.empty())
-      fail(where(nodes_[size_t(loops.back().first)]) + " is never closed");
+    if (!loops_.empty())
+      fail(where(nodes_[size_t(loops_.back().first)]) + " is never closed");
+    return false;
   }
+
+  /// Where the machine stopped (the op after the last barrier it passed).
+  size_t position() const { return pc_; }
+
+  /// The launch index values this work-item runs with (special node -> value), bound at every start.
+  void setLaunch(const std::vector<std::pair<const UOp *, int64_t>> &values) {
+    launch_.clear();
+    for (auto &[u, v] : values)
+      if (auto it = index_.find(u); it != index_.end())
+        launch_.emplace_back(it->second, v);
+  }
+
+  /// Bind the launch indices for a run of the kernel's graph (runGraph).
+  void bindLaunch() {
+    for (auto &[special, value] : launch_)
+      bind(special, value);
+  }
+
+  /// Local buffers shared by the work-items of a group: define_local -> memory.
+  void shareLocals(std::unordered_map<const UOp *, Memory> *locals) { locals_ = locals; }
 
 private:
   void analyze(int i) {
@@ -421,9 +468,19 @@ private:
       return it->second;
     int64_t n = u->arg().getTuple()[1].getInt();
     DType e = u->dtype().pointee();
-    regStore_.push_back(std::vector<uint8_t>(size_t(n * elemBytes(e)), 0x7f));
-    buffers_.push_back({regStore_.back().data(), n * e.lanes(), e.element(),
-                        "register " + std::to_string(u->arg().getTuple()[0].getInt())});
+    bool local = u->op() == Op::DefineLocal;
+    std::string name = (local ? "local buffer " : "register ") + std::to_string(u->arg().getTuple()[0].getInt());
+    if (local && locals_) {
+      auto [at, fresh] = locals_->try_emplace(u, Memory{});
+      if (fresh) {
+        regStore_.push_back(std::vector<uint8_t>(size_t(n * elemBytes(e)), 0x7f));
+        at->second = {regStore_.back().data(), n * e.lanes(), e.element(), name};
+      }
+      buffers_.push_back(at->second);
+    } else {
+      regStore_.push_back(std::vector<uint8_t>(size_t(n * elemBytes(e)), 0x7f));
+      buffers_.push_back({regStore_.back().data(), n * e.lanes(), e.element(), name});
+    }
     int idx = int(buffers_.size() - 1);
     regIndex_.emplace(u, idx);
     return idx;
@@ -443,21 +500,166 @@ private:
   uint64_t clock_ = 1;
   uint64_t lastStore_ = 0;
   bool linear_ = false;
+  std::span<const UOp *const> list_;
+  size_t pc_ = 0;
+  std::vector<std::pair<int, size_t>> loops_; // open loops: range, its position
+  std::vector<std::pair<int, int64_t>> launch_;
+  std::unordered_map<const UOp *, Memory> *locals_ = nullptr;
   std::deque<std::vector<uint8_t>> regStore_;
   std::unordered_map<const UOp *, int> regIndex_;
 };
 
+/// Accumulators (define_reg, after lower-reduce) have their meaning in the linear order.
 bool needsLinearOrder(const UOp *sink) {
   for (const UOp *u : toposort(sink))
-    if (u->op() == Op::After || u->op() == Op::DefineReg || u->op() == Op::DefineLocal)
+    if (u->op() == Op::DefineReg)
       return true;
   return false;
+}
+
+/// The launch of a GPU kernel: its special nodes and their extents, work-group indices then work-item indices.
+struct Launch {
+  std::vector<const UOp *> groupIdx, localIdx; // by dimension
+  int64_t groups = 1, items = 1;
+};
+
+Launch launchOf(const UOp *kernel) {
+  Launch l;
+  for (const UOp *u : toposort(kernel)) {
+    if (u->op() != Op::Special)
+      continue;
+    const std::string &name = u->arg().getString();
+    if (!u->src(0)->isConst() || u->src(0)->constInt() < 0)
+      fail(where(u) + " needs a constant, non-negative extent");
+    bool local = name.rfind("lidx", 0) == 0;
+    if (!local && name.rfind("gidx", 0) != 0)
+      fail(where(u) + " names launch index '" + name + "', which is neither gidxN nor lidxN");
+    (local ? l.localIdx : l.groupIdx).push_back(u);
+  }
+  auto byName = [](const UOp *a, const UOp *b) { return a->arg().getString() < b->arg().getString(); };
+  std::sort(l.groupIdx.begin(), l.groupIdx.end(), byName);
+  std::sort(l.localIdx.begin(), l.localIdx.end(), byName);
+  for (const UOp *u : l.groupIdx)
+    l.groups *= u->src(0)->constInt();
+  for (const UOp *u : l.localIdx)
+    l.items *= u->src(0)->constInt();
+  return l;
+}
+
+/// Index values of flat position `flat` over the extents of `idx` (the first fastest, like dimension x).
+void unflatten(int64_t flat, const std::vector<const UOp *> &idx, std::vector<std::pair<const UOp *, int64_t>> &out) {
+  for (const UOp *u : idx) {
+    int64_t n = u->src(0)->constInt();
+    out.emplace_back(u, flat % n);
+    flat /= n;
+  }
+}
+
+std::string describe(const std::vector<std::pair<const UOp *, int64_t>> &values) {
+  std::string s;
+  for (auto &[u, v] : values)
+    s += (s.empty() ? "" : ", ") + u->arg().getString() + "=" + std::to_string(v);
+  return s;
+}
+
+/// Run a kernel as a GPU launch: every work-item of every work-group, local memory shared within a group. A
+/// kernel with barriers runs its work-items in lockstep from barrier to barrier; all must reach the same barrier.
+void runLaunch(const UOp *kernel, const Launch &l, std::vector<Memory> &buffers) {
+  bool linear = kernel->op() == Op::Linear || needsLinearOrder(kernel);
+  const UOp *list = !linear || kernel->op() == Op::Linear ? kernel : linearizeKernel(kernel);
+  bool barriers = false;
+  for (const UOp *u : toposort(list))
+    barriers = barriers || u->op() == Op::Barrier;
+  std::vector<const UOp *> phases; // a kernel graph: the barriers in data order, each ending a phase
+  if (!linear) {
+    for (const UOp *u : toposort(list))
+      if (u->op() == Op::Barrier)
+        phases.push_back(u);
+    barriers = false;
+  }
+  std::vector<std::unique_ptr<Kernel>> items;
+  std::vector<std::vector<Memory>> memory(barriers ? size_t(l.items) : 1, buffers);
+  for (auto &m : memory)
+    items.push_back(std::make_unique<Kernel>(list, m));
+  std::unordered_map<const UOp *, Memory> locals;
+  for (auto &k : items)
+    k->shareLocals(&locals);
+  std::vector<std::pair<const UOp *, int64_t>> values;
+  auto at = [&](int64_t g, int64_t i) {
+    values.clear();
+    unflatten(g, l.groupIdx, values);
+    unflatten(i, l.localIdx, values);
+    return values;
+  };
+  for (int64_t g = 0; g < l.groups; ++g) {
+    for (const UOp *b : phases) {
+      for (int64_t i = 0; i < l.items; ++i) {
+        Kernel &k = *items[0];
+        k.setLaunch(at(g, i));
+        k.bindLaunch();
+        try {
+          k.runEffects(b);
+        } catch (InterpError &e) {
+          fail(e.message + " (work-item " + describe(values) + ")");
+        }
+      }
+    }
+    if (!barriers) {
+      for (int64_t i = 0; i < l.items; ++i) {
+        Kernel &k = *items[0];
+        k.setLaunch(at(g, i));
+        try {
+          if (linear)
+            k.runLinear(list);
+          else {
+            k.bindLaunch();
+            k.runGraph();
+          }
+        } catch (InterpError &e) {
+          fail(e.message + " (work-item " + describe(values) + ")");
+        }
+      }
+      continue;
+    }
+    for (int64_t i = 0; i < l.items; ++i) {
+      items[size_t(i)]->setLaunch(at(g, i));
+      items[size_t(i)]->start(list);
+    }
+    for (bool running = true; running;) {
+      std::optional<size_t> barrierAt;
+      int64_t first = -1;
+      for (int64_t i = 0; i < l.items; ++i) {
+        bool stopped = false;
+        try {
+          stopped = items[size_t(i)]->resume();
+        } catch (InterpError &e) {
+          fail(e.message + " (work-item " + describe(at(g, i)) + ")");
+        }
+        std::optional<size_t> here = stopped ? std::optional<size_t>(items[size_t(i)]->position()) : std::nullopt;
+        if (i == 0) {
+          barrierAt = here;
+          first = 0;
+        } else if (here != barrierAt) {
+          std::string a = barrierAt ? "reached the barrier before op " + std::to_string(*barrierAt) : "finished";
+          std::string b = here ? "reached the barrier before op " + std::to_string(*here) : "finished";
+          fail("barrier divergence in kernel '" + (kernel->arg().isString() ? kernel->arg().getString() : "") +
+               "': work-item " + describe(at(g, first)) + " " + a + " while work-item " + describe(at(g, i)) + " " + b);
+        }
+      }
+      running = barrierAt.has_value();
+    }
+  }
 }
 
 } // namespace
 
 void runKernel(const UOp *kernel, std::vector<Memory> &buffers) {
   std::vector<Memory> bound = buffers; // registers get appended for this run only
+  Launch l = launchOf(kernel);
+  if (!l.groupIdx.empty() || !l.localIdx.empty()) {
+    runLaunch(kernel, l, bound);
+    return;
+  }
   if (kernel->op() == Op::Linear) {
     Kernel(kernel, bound).runLinear(kernel);
   } else if (needsLinearOrder(kernel)) {

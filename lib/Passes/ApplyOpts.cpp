@@ -1,11 +1,14 @@
 //===- ApplyOpts.cpp - Optimization actions on kernel ranges ----*- C++ -*-===//
-// upcast and unroll split a range into an outer loop and an inner range of a new kind that later passes vectorize.
+// Each action splits a range into an outer loop and a range of a new kind: upcast and unroll become vector lanes
+// (expand), local and group become work-item indices on GPUs (gpudims).
 //===----------------------------------------------------------------------===//
 //
 // An action is KIND:AXIS:AMOUNT, AXIS a range id of the kernel. Splitting range r (size n) by a:
 //   r -> r_outer * a + r_inner      r_outer: range(n/a) keeps r's id and kind; r_inner: range(a), a new id
 // and every `end`/`reduce` that closed r closes r_outer and r_inner. a == n (or AMOUNT 0) leaves only r_inner.
-// upcast applies to "loop" ranges, unroll to "reduce" ranges; a kernel where the action does not apply (no such
+// grouptop instead gives r -> r_inner * (n/a) + r_outer, so each work-item of the group reduces a contiguous
+// chunk. upcast and local apply to "loop" ranges, unroll, group and grouptop to "reduce" ranges (the new range's
+// kind is the action's; grouptop's is "group"); a kernel where the action does not apply (no such
 // range, another kind, a size a does not divide) is left alone, and an action no kernel takes is an error.
 
 #include "IR/Rewrite.h"
@@ -28,6 +31,19 @@ bool parseInt(std::string_view s, int64_t &v) {
 
 } // namespace
 
+const char *rangeKindOfAction(const std::string &action) {
+  static const std::pair<const char *, const char *> kinds[] = {
+      {"upcast", "upcast"}, {"unroll", "unroll"}, {"local", "local"}, {"group", "group"}, {"grouptop", "group"}};
+  for (const auto &[name, kind] : kinds)
+    if (action == name)
+      return kind;
+  return nullptr;
+}
+
+const char *actionAppliesTo(const std::string &action) {
+  return action == "upcast" || action == "local" ? "loop" : "reduce";
+}
+
 std::optional<std::vector<OptAction>> parseOptActions(const std::string &text, std::string &err) {
   std::vector<OptAction> out;
   size_t start = 0;
@@ -43,8 +59,8 @@ std::optional<std::vector<OptAction>> parseOptActions(const std::string &text, s
       return std::nullopt;
     }
     o.kind = item.substr(0, c1);
-    if (o.kind != "upcast" && o.kind != "unroll") {
-      err = "unknown optimization '" + o.kind + "' (expected upcast or unroll)";
+    if (!rangeKindOfAction(o.kind)) {
+      err = "unknown optimization '" + o.kind + "' (expected upcast, unroll, local, group or grouptop)";
       return std::nullopt;
     }
     std::string_view rest(item);
@@ -72,8 +88,7 @@ const UOp *applyOptAction(const UOp *kernel, const OptAction &o) {
     if (rangeId(u) == o.axis)
       r = u;
   }
-  const char *wanted = o.kind == "upcast" ? "loop" : "reduce";
-  if (!r || rangeKind(r) != wanted || !r->src(0)->isConst())
+  if (!r || rangeKind(r) != actionAppliesTo(o.kind) || !r->src(0)->isConst())
     return nullptr;
   int64_t n = rangeSize(r);
   int64_t a = o.amount == 0 ? n : o.amount;
@@ -81,9 +96,13 @@ const UOp *applyOptAction(const UOp *kernel, const OptAction &o) {
     return nullptr;
   Context &ctx = kernel->ctx();
   DType d = r->dtype();
-  const UOp *inner = ctx.make(Op::Range, d, {ctx.constInt(d, a)}, Arg::tuple({Arg(nextId), Arg(std::string(o.kind))}));
+  const UOp *inner = ctx.make(Op::Range, d, {ctx.constInt(d, a)},
+                              Arg::tuple({Arg(nextId), Arg(std::string(rangeKindOfAction(o.kind)))}));
   const UOp *outer = a == n ? nullptr : ctx.make(Op::Range, d, {ctx.constInt(d, n / a)}, r->arg());
-  const UOp *value = outer ? ctx.alu(Op::Add, {ctx.alu(Op::Mul, {outer, ctx.constInt(d, a)}), inner}) : inner;
+  // grouptop puts the new range on top: work-item g of the group reduces elements g*(n/a) .. (g+1)*(n/a)-1
+  const UOp *value = !outer               ? inner
+                     : o.kind == "grouptop" ? ctx.alu(Op::Add, {ctx.alu(Op::Mul, {inner, ctx.constInt(d, n / a)}), outer})
+                                          : ctx.alu(Op::Add, {ctx.alu(Op::Mul, {outer, ctx.constInt(d, a)}), inner});
   std::unordered_map<const UOp *, const UOp *> done;
   for (const UOp *u : order) {
     if (u == r) {
@@ -125,7 +144,7 @@ const UOp *runApplyOpts(const UOp *root, PassContext &pc) {
     if (split.empty()) {
       pc.diags.error(Loc{pc.module.fileName, 0, 0},
                      "apply-opts: '" + o.text + "' applies to no kernel (axis " + std::to_string(o.axis) +
-                         " must be a " + (o.kind == "upcast" ? "loop" : "reduce") +
+                         " must be a " + actionAppliesTo(o.kind) +
                          " range whose size the amount divides)");
       return nullptr;
     }

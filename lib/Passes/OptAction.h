@@ -13,17 +13,23 @@
 namespace tgc {
 
 struct OptAction {
-  std::string kind;   // "upcast" | "unroll"
+  std::string kind;   // "upcast" | "unroll" | "local" | "group" | "grouptop"
   int64_t axis = 0;   // a range id of the kernel
   int64_t amount = 0; // 0: the whole range
   std::string text;   // as written, for messages
 };
 
+/// The kind of range an action creates ("upcast", "unroll", "local", "group"), nullptr for an unknown action.
+const char *rangeKindOfAction(const std::string &action);
+/// The kind of range an action splits: "loop" for upcast and local, "reduce" for unroll, group and grouptop.
+const char *actionAppliesTo(const std::string &action);
+
 /// "upcast:1:4,unroll:2:0" -> actions, or nullopt with `err` set.
 std::optional<std::vector<OptAction>> parseOptActions(const std::string &text, std::string &err);
 
-/// The kernel (a sink) with `o` applied: range `axis` of size n split into range(n/a) * a + range(a), the inner
-/// range of kind "upcast" (loop ranges) or "unroll" (reduce ranges). nullptr when it does not apply.
+/// The kernel (a sink) with `o` applied: range `axis` of size n split into range(n/a) * a + range(a) (grouptop:
+/// range(a) * (n/a) + range(n/a)), the new range of kind "upcast" or "local" (loop ranges), "unroll" or "group"
+/// (reduce ranges). nullptr when it does not apply.
 const UOp *applyOptAction(const UOp *kernel, const OptAction &o);
 
 } // namespace tgc

@@ -167,7 +167,69 @@ void fitLaneLimit(std::vector<OptAction> &actions, int64_t maxLanes) {
   }
 }
 
+/// GPU heuristics (tinygrad's hand-coded ones for targets with local memory):
+///  1. a big reduce with a small output (at most 2048 values) is split across the work-items of a group:
+///     grouptop by 256 when the output has at most 32 values, else by 16 (one reduce op per kernel);
+///  2. otherwise a reduce kernel gets a small register tile: loop axes along which a load is reused (stride 0) are
+///     upcast by up to 4, at most two of them;
+///  3. loop axes become local (work-item) axes, innermost first, by powers of two up to 32 each while the group
+///     stays within 128 work-items (and the target's limit), at most three axes.
+std::vector<OptAction> chooseGpuActions(const UOp *kernel, const TargetDesc &t) {
+  KernelFacts f = factsOf(kernel);
+  std::map<int64_t, int64_t> size; // current size of each range id, as actions split them
+  int64_t output = 1, reduce = 1;
+  for (const UOp *r : f.loops)
+    output *= (size[rangeId(r)] = rangeSize(r));
+  for (const UOp *r : f.reduces)
+    reduce *= (size[rangeId(r)] = rangeSize(r));
+  int reduceOps = 0;
+  for (const UOp *u : toposort(kernel))
+    reduceOps += u->op() == Op::Reduce;
+  std::vector<OptAction> actions;
+  int64_t workItems = 1;
+  auto take = [&](const char *kind, const UOp *r, int64_t amount) {
+    actions.push_back({kind, rangeId(r), amount, ""});
+    size[rangeId(r)] /= amount;
+  };
+  if (reduceOps == 1 && !f.reduces.empty() && output <= 2048 && reduce >= 256) {
+    const UOp *axis = *std::max_element(f.reduces.begin(), f.reduces.end(),
+                                         [](const UOp *a, const UOp *b) { return rangeSize(a) < rangeSize(b); });
+    for (int64_t amount : output <= 32 ? std::vector<int64_t>{256, 16} : std::vector<int64_t>{16}) {
+      if (amount <= t.maxLocalProduct && rangeSize(axis) % amount == 0) {
+        take("grouptop", axis, amount);
+        workItems = amount;
+        break;
+      }
+    }
+  }
+  if (!f.reduces.empty() && actions.empty()) {
+    int tiles = 0;
+    for (auto it = f.loops.rbegin(); it != f.loops.rend() && tiles < 2; ++it) {
+      int64_t a = amountFor(size[rangeId(*it)], 4);
+      if (a && someStrideZero(f.loads, *it) && size[rangeId(*it)] / a >= 2) {
+        take("upcast", *it, a);
+        ++tiles;
+      }
+    }
+  }
+  int locals = 0;
+  int64_t maxGroup = std::min<int64_t>(128, t.maxLocalProduct);
+  for (auto it = f.loops.rbegin(); it != f.loops.rend() && locals < 3; ++it) {
+    int64_t a = amountFor(size[rangeId(*it)], std::min<int64_t>(32, maxGroup / workItems));
+    if (!a)
+      continue;
+    take("local", *it, a);
+    workItems *= a;
+    ++locals;
+  }
+  for (OptAction &a : actions)
+    a.text = a.kind + ":" + std::to_string(a.axis) + ":" + std::to_string(a.amount);
+  return actions;
+}
+
 std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
+  if (t.hasLocal)
+    return chooseGpuActions(kernel, t);
   KernelFacts f = factsOf(kernel);
   int64_t width = std::max<int64_t>(1, t.vectorBits / 8 / f.elemBytes);
   int64_t budget = width * std::max(1, t.vectorRegisters / 2);

@@ -20,6 +20,7 @@ const std::vector<NamedPipeline> &namedPipelines() {
       {"codegen",
        "optimize,"                  // choose upcast/unroll actions for each kernel from the target's vector width
        "decompose-transcendentals," // exp2/log2/sin as polynomials: vectorizable, same results on every target
+       "gpudims,"                   // GPU targets: output loops -> launch indices, group reduces via local memory
        "expand,"                    // upcast/unroll ranges -> vector lanes; memory accesses one per lane
        "lower-reduce,"              // reduces become register accumulators (explicit loads and stores)
        "simplify,"                  // lane addresses fold to base + constant
@@ -28,7 +29,7 @@ const std::vector<NamedPipeline> &namedPipelines() {
        "lower-index,"               // index arithmetic gets a width (i32 where it fits)
        "simplify,"                  // fold what the lowering exposed
        "linearize",                 // each kernel becomes the ordered list renderers walk
-       "A scheduled program to kernels ready for a renderer: optimize, decompose-transcendentals, expand, "
+       "A scheduled program to kernels ready for a renderer: optimize, decompose-transcendentals, gpudims, expand, "
        "lower-reduce, simplify, devectorize, coalesce, lower-index, simplify, linearize."},
   };
   return pipelines;

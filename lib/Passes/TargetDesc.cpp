@@ -4,6 +4,8 @@
 
 #include "Passes/TargetDesc.h"
 
+#include <algorithm>
+
 namespace tgc {
 
 static int hostVectorBits() {
@@ -38,6 +40,77 @@ std::optional<TargetDesc> hostTargetDesc(const std::string &name) {
   setVectorBits(d, hostVectorBits());
   d.vectorALU = name == "cpu"; // the C renderer writes scalar C; the C compiler vectorizes the unrolled lanes
   return d;
+}
+
+namespace {
+
+/// The GPUs tgc knows, with the limits their vendors document (AMD: ROCm's gfx ISA tables; OpenCL: the least a
+/// conforming full-profile device offers, so that any device can run the kernels).
+struct GpuArch {
+  const char *target;
+  const char *arch;
+  int warp;
+  int64_t localMemory;
+  int64_t maxLocalProduct;
+};
+
+constexpr GpuArch kGpuArchs[] = {
+    {"amd", "gfx942", 64, 64 * 1024, 1024},  // MI300 (CDNA3)
+    {"amd", "gfx90a", 64, 64 * 1024, 1024},  // MI200 (CDNA2)
+    {"amd", "gfx1100", 32, 64 * 1024, 1024}, // RX 7900 (RDNA3)
+    {"opencl", "", 1, 16 * 1024, 256},       // OpenCL 1.2: 16 KiB local memory; 256 work-items is common
+};
+
+} // namespace
+
+std::optional<TargetDesc> gpuTargetDesc(const std::string &name, const std::string &arch, std::string &error) {
+  std::string want = arch.empty() && name == "amd" ? "gfx942" : arch;
+  std::string known;
+  for (const GpuArch &g : kGpuArchs) {
+    if (name != g.target)
+      continue;
+    known += std::string(known.empty() ? "" : ", ") + g.arch;
+    if (want != g.arch)
+      continue;
+    TargetDesc d;
+    d.name = name;
+    d.gpuArch = g.arch;
+    d.vectorBits = 128;
+    d.vectorALU = false;       // one scalar per work-item; upcast lanes become independent registers
+    d.maxVectorAccess = 4;
+    d.hasThreads = false;      // parallelism comes from the launch, not from the runtime's thread pool
+    d.hasLocal = true;
+    d.hasShared = true;
+    d.nativeTranscendentals = true; // exp2, log2, sin are native instructions or library calls on every GPU
+    d.maxLanes = 64;           // registers per work-item are few: keep upcast tiles small
+    d.vectorRegisters = 16;
+    d.maxGlobal[0] = (int64_t(1) << 31) - 1;
+    d.maxGlobal[1] = d.maxGlobal[2] = 65535;
+    d.maxLocal[0] = d.maxLocal[1] = std::min<int64_t>(1024, g.maxLocalProduct);
+    d.maxLocal[2] = 64;
+    d.maxLocalProduct = g.maxLocalProduct;
+    d.localMemoryBytes = g.localMemory;
+    d.warpSize = g.warp;
+    return d;
+  }
+  if (known.empty())
+    error = "unknown target '" + name + "'";
+  else if (name == "opencl")
+    error = "--gpu-arch does not apply to the opencl target (its device is chosen when the program runs)";
+  else
+    error = "unknown --gpu-arch '" + arch + "' for target '" + name + "' (available: " + known + ")";
+  return std::nullopt;
+}
+
+std::optional<TargetDesc> targetDescFor(const std::string &name, const std::string &arch, std::string &error) {
+  if (std::optional<TargetDesc> d = hostTargetDesc(name)) {
+    if (!arch.empty()) {
+      error = "--gpu-arch applies only to GPU targets, not '" + name + "'";
+      return std::nullopt;
+    }
+    return d;
+  }
+  return gpuTargetDesc(name, arch, error);
 }
 
 } // namespace tgc

@@ -33,10 +33,32 @@ struct TargetDesc {
   int l2OperandBytes = 256 * 1024;
   /// Vector registers (AVX-512: 32, AVX2 and SSE: 16); optimize keeps accumulators within half of them.
   int vectorRegisters = 16;
+
+  // --- GPUs (hasLocal): launch limits, used by optimize's GPU heuristics and by gpudims --------------------------
+  /// The GPU the code is for ("gfx942", "sm_90"; "" for CPUs and for OpenCL, whose device is chosen at run time).
+  std::string gpuArch;
+  /// Most work-groups per launch dimension (x, y, z) and most work-items per work-group per dimension.
+  int64_t maxGlobal[3] = {0, 0, 0};
+  int64_t maxLocal[3] = {0, 0, 0};
+  /// Most work-items in one work-group (the product of the local sizes).
+  int64_t maxLocalProduct = 0;
+  /// Bytes of local (shared) memory one work-group may use.
+  int64_t localMemoryBytes = 0;
+  /// Work-items that execute in lockstep (NVIDIA warp 32, AMD CDNA wavefront 64, RDNA 32).
+  int warpSize = 1;
+
+  bool isGPU() const { return hasLocal; }
 };
 
 /// The description of a -target= name for the machine tgc runs on ("cpu" or "c"); nullopt for an unknown name.
 std::optional<TargetDesc> hostTargetDesc(const std::string &name);
+
+/// The description of a GPU target ("amd", "opencl") for a --gpu-arch ("" = the target's default: gfx942 for amd);
+/// nullopt with `error` set for an unknown target or architecture.
+std::optional<TargetDesc> gpuTargetDesc(const std::string &name, const std::string &arch, std::string &error);
+
+/// The description of any -target= name, host or GPU.
+std::optional<TargetDesc> targetDescFor(const std::string &name, const std::string &arch, std::string &error);
 
 /// Set the vector width and what follows from it (the number of vector registers: 32 with AVX-512, else 16).
 void setVectorBits(TargetDesc &d, int bits);

@@ -253,12 +253,14 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
     tgc::rt::fillRandom(generated.back(), o.seed, b.name);
     tgc_model_bind_weight(m, b.name, generated.back().data.data());
   }
-  tgc_model_run(m, inPtrs.data(), outPtrs.data());
+  if (tgc_model_run(m, inPtrs.data(), outPtrs.data()) != 0)
+    return die(tgc_model_error(m));
   if (o.bench > 0) {
     std::vector<double> times;
     for (int r = 0; r < o.bench; ++r) {
       auto start = std::chrono::steady_clock::now();
-      tgc_model_run(m, inPtrs.data(), outPtrs.data());
+      if (tgc_model_run(m, inPtrs.data(), outPtrs.data()) != 0)
+        return die(tgc_model_error(m));
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     printTimes(times);

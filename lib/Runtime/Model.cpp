@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Runtime/Array.h"
+#include "Runtime/Device.h"
 #include "Runtime/Safetensors.h"
 #include "Runtime/ThreadPool.h"
 #include "Runtime/tgc_runtime.h"
@@ -50,7 +51,22 @@ struct tgc_model {
   std::vector<double> callSeconds;
   std::vector<void *> args;
   int debug = 0;
+  std::string error; // of the last failed run
+  // GPU programs: device memory per buffer (temporaries in the arena where the device allows)
+  std::unique_ptr<tgc::rt::Device> device;
+  tgc::rt::DeviceMemory deviceArena = nullptr;
+  std::vector<tgc::rt::DeviceMemory> deviceMemory;
+  std::vector<const void *> uploaded; // the host memory each weight was uploaded from
+  ~tgc_model();
 };
+
+tgc_model::~tgc_model() {
+  if (!device)
+    return;
+  for (tgc::rt::DeviceMemory d : deviceMemory)
+    device->release(d);
+  device->release(deviceArena);
+}
 
 static bool fail(char *error, size_t size, const std::string &msg) {
   if (error && size)
@@ -104,6 +120,76 @@ static bool allocateArena(tgc_model *m, char *error, size_t size) {
   return true;
 }
 
+/// Open the program's device, load its code and give every buffer device memory.
+static bool prepareDevice(tgc_model *m, char *error, size_t size) {
+  const tgc_program_info *p = m->program;
+  std::string err;
+  m->device = tgc::rt::openDevice(p->device, err);
+  if (!m->device || !m->device->load(*p, err))
+    return fail(error, size, err);
+  if (p->arena_bytes > 0 && !(m->deviceArena = m->device->allocate(size_t(p->arena_bytes), err)))
+    return fail(error, size, err);
+  m->deviceMemory.assign(size_t(p->num_buffers), nullptr);
+  m->uploaded.assign(size_t(p->num_buffers), nullptr);
+  for (int i = 0; i < p->num_buffers; ++i) {
+    const tgc_buffer_info &b = p->buffers[i];
+    tgc::rt::DeviceMemory d = nullptr;
+    if (b.kind == TGC_TEMP && b.arena_offset >= 0 && m->deviceArena)
+      d = m->device->part(m->deviceArena, size_t(b.arena_offset), size_t(b.bytes));
+    if (d && b.kind == TGC_TEMP && std::string(p->device) == "hip") {
+      m->deviceMemory[size_t(i)] = nullptr; // a pointer into the arena: nothing to release
+      m->pointers[size_t(i)] = d;
+      continue;
+    }
+    if (!d && !(d = m->device->allocate(size_t(b.bytes), err)))
+      return fail(error, size, err);
+    m->deviceMemory[size_t(i)] = d;
+  }
+  if (m->debug >= 1)
+    std::fprintf(stderr, "tgc: %s\n", m->device->describe().c_str());
+  return true;
+}
+
+/// The device memory of buffer i.
+static tgc::rt::DeviceMemory deviceBuffer(const tgc_model *m, int i) {
+  return m->deviceMemory[size_t(i)] ? m->deviceMemory[size_t(i)] : m->pointers[size_t(i)];
+}
+
+/// Run on the device: weights uploaded once (again when rebound), inputs in, calls, outputs back.
+static bool runOnDevice(tgc_model *m) {
+  const tgc_program_info *p = m->program;
+  std::string &err = m->error;
+  for (int i = 0; i < p->num_buffers; ++i) {
+    const tgc_buffer_info &b = p->buffers[i];
+    bool upload = (b.kind == TGC_WEIGHT && m->uploaded[size_t(i)] != m->pointers[size_t(i)]) || b.kind == TGC_INPUT;
+    if (upload && !m->device->upload(deviceBuffer(m, i), m->pointers[size_t(i)], size_t(b.bytes), err))
+      return false;
+    if (b.kind == TGC_WEIGHT)
+      m->uploaded[size_t(i)] = m->pointers[size_t(i)];
+  }
+  std::vector<tgc::rt::DeviceMemory> args;
+  for (int c = 0; c < p->num_calls; ++c) {
+    const tgc_call_info &call = p->calls[c];
+    args.clear();
+    for (int a = 0; a < call.num_args; ++a)
+      args.push_back(deviceBuffer(m, call.args[a]));
+    double seconds = 0;
+    if (!m->device->launch(c, call, args.data(), m->debug >= 2 ? &seconds : nullptr, err))
+      return false;
+    if (m->debug >= 2) {
+      m->callSeconds[size_t(c)] = seconds;
+      std::fprintf(stderr, "tgc: %-24s %9.3f us %8.2f GFLOPS %8.2f GB/s\n", call.name, seconds * 1e6,
+                   call.flops / seconds * 1e-9, call.bytes / seconds * 1e-9);
+    }
+  }
+  for (size_t o = 0; o < m->outputIndex.size(); ++o) {
+    int i = m->outputIndex[o];
+    if (!m->device->download(m->pointers[size_t(i)], deviceBuffer(m, i), size_t(p->buffers[i].bytes), err))
+      return false;
+  }
+  return m->device->finish(err);
+}
+
 extern "C" tgc_model *tgc_model_create(const tgc_program_info *program, const char *weights_path, int num_threads,
                                        char *error, size_t error_size) {
   auto m = std::make_unique<tgc_model>();
@@ -112,8 +198,12 @@ extern "C" tgc_model *tgc_model_create(const tgc_program_info *program, const ch
   m->pointers.assign(size_t(program->num_buffers), nullptr);
   if (!allocateArena(m.get(), error, error_size) || !bindWeights(m.get(), weights_path, error, error_size))
     return nullptr;
+  if (program->device && !prepareDevice(m.get(), error, error_size))
+    return nullptr;
   for (int i = 0; i < program->num_buffers; ++i) {
     const tgc_buffer_info &b = program->buffers[i];
+    if (program->device && b.kind == TGC_TEMP)
+      continue; // device memory only
     if (b.kind == TGC_INPUT)
       m->inputIndex.push_back(i);
     else if (b.kind == TGC_OUTPUT)
@@ -127,7 +217,8 @@ extern "C" tgc_model *tgc_model_create(const tgc_program_info *program, const ch
       m->pointers[size_t(i)] = m->ownMemory.back().data();
     }
   }
-  m->pool = std::make_unique<tgc::rt::ThreadPool>(num_threads > 0 ? std::min(num_threads, 1024) : defaultThreads());
+  int threads = program->device ? 1 : num_threads > 0 ? std::min(num_threads, 1024) : defaultThreads();
+  m->pool = std::make_unique<tgc::rt::ThreadPool>(threads);
   m->callSeconds.assign(size_t(program->num_calls), 0.0);
   if (m->debug >= 1)
     std::fprintf(stderr, "tgc: %s: %d kernels, %d threads, arena %lld bytes\n", program->name, program->num_calls,
@@ -154,12 +245,16 @@ extern "C" int tgc_model_ready(const tgc_model *m) {
 }
 
 extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *const *outputs) {
-  if (!tgc_model_ready(m))
+  if (!tgc_model_ready(m)) {
+    m->error = "a weight has no memory (bind it with tgc_model_bind_weight)";
     return -1;
+  }
   for (size_t i = 0; i < m->inputIndex.size(); ++i)
     m->pointers[size_t(m->inputIndex[i])] = const_cast<void *>(inputs[i]);
   for (size_t i = 0; i < m->outputIndex.size(); ++i)
     m->pointers[size_t(m->outputIndex[i])] = outputs[i];
+  if (m->device)
+    return runOnDevice(m) ? 0 : -1;
   const tgc_program_info *p = m->program;
   for (int c = 0; c < p->num_calls; ++c) {
     const tgc_call_info &call = p->calls[c];
@@ -180,6 +275,8 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
   }
   return 0;
 }
+
+extern "C" const char *tgc_model_error(const tgc_model *m) { return m->error.c_str(); }
 
 extern "C" const double *tgc_model_call_seconds(const tgc_model *m) { return m->callSeconds.data(); }
 

@@ -44,6 +44,9 @@ typedef struct tgc_call_info {
   int64_t parallel;  /* extent of the outermost loop that may be split across threads, or 0 */
   double flops;      /* estimated work, for --debug timing lines */
   double bytes;
+  const char *kernel; /* GPU: the kernel's name in the program's code; NULL on the CPU */
+  int64_t grid[3];    /* GPU: work-groups per dimension (x, y, z) */
+  int64_t block[3];   /* GPU: work-items per work-group per dimension */
 } tgc_call_info;
 
 typedef struct tgc_program_info {
@@ -54,6 +57,10 @@ typedef struct tgc_program_info {
   const tgc_call_info *calls;
   int64_t arena_bytes;
   const char *weights_file; /* the model's weights file (the path given at compile time), or NULL when embedded */
+  const char *device;       /* NULL: kernels run on the CPU (calls' fn); "opencl": code is OpenCL C source;
+                               "hip": code is an AMD HSA code object (HSACO) */
+  const void *code;
+  int64_t code_size;
 } tgc_program_info;
 
 typedef struct tgc_model tgc_model;
@@ -73,8 +80,12 @@ int tgc_model_bind_weight(tgc_model *model, const char *name, const void *data);
 int tgc_model_ready(const tgc_model *model);
 
 /* Run once. inputs[i] is the i-th input buffer of the program (in buffer order), outputs[i] the i-th output; each
- * must hold the tensor's bytes. Returns 0, or -1 when a weight has no memory. */
+ * must hold the tensor's bytes. Returns 0, or -1 when a weight has no memory or the device failed (see
+ * tgc_model_error). */
 int tgc_model_run(tgc_model *model, const void *const *inputs, void *const *outputs);
+
+/* Why the last tgc_model_run failed (one line), or "". */
+const char *tgc_model_error(const tgc_model *model);
 
 /* Per-call timings of the last run, in seconds (num_calls entries), when timing was enabled (TGC_DEBUG >= 2). */
 const double *tgc_model_call_seconds(const tgc_model *model);

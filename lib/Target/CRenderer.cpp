@@ -18,16 +18,42 @@
 #include <unordered_map>
 
 namespace tgc {
+
+/// What differs between the C-style languages tgc writes (tinygrad's CStyleLanguage attributes).
+struct CDialect {
+  const char *name;
+  bool gpu;               // a __kernel with one typed parameter per buffer, launched over work-items
+  const char *kernel;     // before the function's return type
+  const char *global;     // qualifier of buffer parameters
+  const char *local;      // qualifier of local (shared) buffers
+  const char *barrier;    // statement waiting for the work-group, local memory visible
+  const char *groupId;    // expression of work-group index N (printf %d)
+  const char *localId;    // expression of work-item index N within the group
+  const char *helper;     // storage and linkage of helper functions
+  bool suffixedMath;      // expf/exp2f for float (C) or overloaded exp2 (OpenCL)
+  bool emulateF16;        // float16 values are floats rounded after every op; memory holds half
+  const char *prelude;    // includes, typedefs, pragmas
+};
+
+const CDialect kCDialect = {"c", false, "", "", "", "", "", "", "static inline ", true, false,
+                            "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <string.h>\n\n"};
+
+/// OpenCL C 1.2: fixed-width integer names as typedefs, float16 without cl_khr_fp16 (vload_half/vstore_half, which
+/// every device has), no contraction of a*b+c (results round like the interpreter's).
+const CDialect kOpenCLDialect = {
+    "opencl", true, "__kernel ", "__global ", "__local ", "barrier(CLK_LOCAL_MEM_FENCE);", "get_group_id(%d)",
+    "get_local_id(%d)", "", false, true,
+    "#pragma OPENCL FP_CONTRACT OFF\n"
+    "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n"
+    "typedef char int8_t;\ntypedef uchar uint8_t;\ntypedef short int16_t;\ntypedef ushort uint16_t;\n"
+    "typedef int int32_t;\ntypedef uint uint32_t;\ntypedef long int64_t;\ntypedef ulong uint64_t;\n\n"};
+
 namespace {
 
 bool isBF16(DType d) { return d.element().scalar() == Scalar::BF16; }
+bool isF16(DType d) { return d.element().scalar() == Scalar::F16; }
 
-/// The C type of a value (bf16 values are floats).
-std::string ctype(DType d) { return isBF16(d) ? "float" : std::string(scalarCName(d.element().scalar())); }
-/// The C type of a buffer's elements (bf16 buffers hold the 16-bit patterns).
-std::string memtype(DType d) { return isBF16(d) ? "uint16_t" : ctype(d); }
-
-std::string floatLiteral(double v, DType d) {
+std::string floatLiteral(double v, DType d, bool halfAsFloat) {
   bool single = d.scalar() != Scalar::F64;
   if (std::isnan(v))
     return single ? "NAN" : "(double)NAN";
@@ -36,28 +62,29 @@ std::string floatLiteral(double v, DType d) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%a", v);
   std::string s = buf;
-  if (d.scalar() == Scalar::F32 || d.scalar() == Scalar::BF16)
+  if (d.scalar() == Scalar::F32 || d.scalar() == Scalar::BF16 || (halfAsFloat && d.scalar() == Scalar::F16))
     return s + "f";
   if (d.scalar() == Scalar::F16)
     return "(_Float16)" + s + "f";
   return s;
 }
 
-std::string constLiteral(const UOp *u) {
+std::string constLiteral(const UOp *u, bool halfAsFloat) {
   DType d = u->dtype();
   const Arg &a = u->arg();
   if (a.isBool())
     return a.getBool() ? "1" : "0";
   if (a.isFloat())
-    return floatLiteral(a.getFloat(), d);
+    return floatLiteral(a.getFloat(), d, halfAsFloat);
   int64_t v = a.getInt();
+  std::string t(scalarCName(d.element().scalar()));
   if (d.isUnsigned())
-    return "((" + ctype(d) + ")" + std::to_string(uint64_t(v)) + "ULL)";
+    return "((" + t + ")" + std::to_string(uint64_t(v)) + "ULL)";
   if (d.scalar() == Scalar::I32 && v >= 0)
     return std::to_string(v); // a C int literal is int32_t on every target tgc supports
   if (v == INT64_MIN)
     return "((int64_t)(-9223372036854775807LL - 1))";
-  return "((" + ctype(d) + ")" + std::to_string(v) + "LL)";
+  return "((" + t + ")" + std::to_string(v) + "LL)";
 }
 
 /// bf16 emulation: conversions between bit patterns and floats, rounding to nearest even.
@@ -74,25 +101,91 @@ const char *kBF16Helpers =
     "if (!(u & 1u)) { u += fabs((double)f) > fabs(d) ? (uint32_t)-1 : 1u; memcpy(&f, &u, 4); } } "
     "return tgc_round_bf16(f); }\n";
 
+/// OpenCL versions of the 16-bit float helpers (as_uint/as_float instead of memcpy; half through vload/vstore).
+const char *kOpenCLHelpers =
+    "float tgc_bf16_to_f32(ushort b) { return as_float((uint)b << 16); }\n"
+    "ushort tgc_f32_to_bf16(float f) { uint u = as_uint(f); "
+    "if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40); "
+    "return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16); }\n"
+    "float tgc_round_bf16(float f) { return tgc_bf16_to_f32(tgc_f32_to_bf16(f)); }\n"
+    "float tgc_round_f16(float f) { ushort h; vstore_half_rte(f, 0, (half *)&h); return vload_half(0, (half *)&h); }\n"
+    "#ifdef cl_khr_fp64\n"
+    "/* double -> 16-bit float rounding once: round to odd into float, then to nearest even */\n"
+    "float tgc_round_odd(double d) { float f = (float)d; "
+    "if (d == d && (double)f != d && f - f == 0) { uint u = as_uint(f); "
+    "if (!(u & 1u)) { u += fabs((double)f) > fabs(d) ? (uint)-1 : 1u; f = as_float(u); } } return f; }\n"
+    "float tgc_round_bf16_d(double d) { return tgc_round_bf16(tgc_round_odd(d)); }\n"
+    "float tgc_round_f16_d(double d) { return tgc_round_f16(tgc_round_odd(d)); }\n"
+    "#endif\n";
+
 class CKernel {
 public:
-  CKernel(const UOp *linear, const KernelInfo &info, const std::string &fn) : linear_(linear), info_(info), fn_(fn) {}
+  CKernel(const UOp *linear, const KernelInfo &info, const std::string &fn, const CDialect &d)
+      : linear_(linear), info_(info), fn_(fn), d_(d) {}
 
   std::string render() {
-    body_ += "void " + fn_ + "(void *const *bufs, int64_t begin, int64_t end) {\n";
+    std::string b = body();
+    return helpers() + b;
+  }
+
+  /// The function alone (its helpers are helpers()).
+  std::string body() {
+    body_ += signature() + " {\n";
     depth_ = 1;
     for (const UOp *u : linear_->src())
       emit(u);
-    body_ += "  (void)begin;\n  (void)end;\n}\n";
-    return helpers() + body_;
+    if (!d_.gpu)
+      body_ += "  (void)begin;\n  (void)end;\n";
+    body_ += "}\n";
+    return body_;
+  }
+
+  std::string helpers() {
+    if (d_.gpu)
+      needMax_ = true; // one set of helpers serves every kernel of an OpenCL program
+    return cHelpers();
   }
 
 private:
+  std::string signature() {
+    if (!d_.gpu)
+      return "void " + fn_ + "(void *const *bufs, int64_t begin, int64_t end)";
+    std::string params;
+    for (size_t i = 0; i < info_.params.size(); ++i) {
+      DType e = info_.params[i].isVoid() ? dt::U8 : info_.params[i];
+      params += std::string(i ? ", " : "") + d_.global + memtype(e) + " *restrict data" + std::to_string(i);
+    }
+    return std::string(d_.kernel) + "void " + fn_ + "(" + params + ")";
+  }
+
+  /// Values of this dtype are floats rounded after every op (bf16 everywhere; f16 where the dialect has no half).
+  bool emulated(DType d) const { return isBF16(d) || (d_.emulateF16 && isF16(d)); }
+
+  /// The C type of a value (emulated 16-bit floats are floats).
+  std::string ctype(DType d) const {
+    if (emulated(d))
+      return "float";
+    return std::string(scalarCName(d.element().scalar()));
+  }
+
+  /// The C type of a buffer's elements (bf16 buffers hold the 16-bit patterns; OpenCL bools are bytes).
+  std::string memtype(DType d) const {
+    if (isBF16(d))
+      return "uint16_t";
+    if (d_.emulateF16 && isF16(d))
+      return "half";
+    if (d_.gpu && d.element().isBool())
+      return "uchar";
+    return ctype(d);
+  }
+
+  std::string roundHelper(DType d) const { return isBF16(d) ? "tgc_round_bf16" : "tgc_round_f16"; }
+
   std::string &name(const UOp *u) { return names_[u]; }
 
   std::string expr(const UOp *u) {
     if (u->op() == Op::Const)
-      return constLiteral(u);
+      return constLiteral(u, d_.emulateF16);
     auto it = names_.find(u);
     if (it == names_.end())
       internalError("c renderer: '" + std::string(opName(u->op())) + "' used before it is defined");
@@ -123,22 +216,34 @@ private:
       return;
     case Op::DefineGlobal: {
       std::string v = "data" + std::to_string(u->arg().getInt());
-      line(memtype(u->dtype()) + " *restrict " + v + " = (" + memtype(u->dtype()) + " *)bufs[" +
-           std::to_string(u->arg().getInt()) + "];");
+      if (!d_.gpu)
+        line(memtype(u->dtype()) + " *restrict " + v + " = (" + memtype(u->dtype()) + " *)bufs[" +
+             std::to_string(u->arg().getInt()) + "];");
       name(u) = v;
       return;
     }
     case Op::DefineReg:
     case Op::DefineLocal: {
-      std::string v = "acc" + std::to_string(counter_++);
-      line(ctype(u->dtype()) + " " + v + "[" + std::to_string(u->arg().getTuple()[1].getInt()) + "];");
+      std::string v = (u->op() == Op::DefineLocal ? "shared" : "acc") + std::to_string(counter_++);
+      std::string q = u->op() == Op::DefineLocal ? d_.local : "";
+      line(q + ctype(u->dtype()) + " " + v + "[" + std::to_string(u->arg().getTuple()[1].getInt()) + "];");
       name(u) = v;
       return;
     }
+    case Op::Special: {
+      const std::string &n = u->arg().getString();
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), n.rfind("lidx", 0) == 0 ? d_.localId : d_.groupId, n.back() - '0');
+      define(u, "(" + ctype(u->dtype()) + ")" + buf);
+      return;
+    }
+    case Op::Barrier:
+      line(d_.barrier);
+      return;
     case Op::Range: {
       std::string v = "r" + std::to_string(u->arg().getTuple()[0].getInt()) + "_" + std::to_string(counter_++);
       std::string t = ctype(u->dtype());
-      if (u == info_.parallel)
+      if (u == info_.parallel && !d_.gpu)
         line("for (" + t + " " + v + " = (" + t + ")begin; " + v + " < (" + t + ")end; ++" + v + ") {");
       else
         line("for (" + t + " " + v + " = 0; " + v + " < " + expr(u->src(0)) + "; ++" + v + ") {");
@@ -173,7 +278,7 @@ private:
       }
       std::string read = "*" + expr(u->src(0));
       if (inMemoryAsBits(u->src(0)))
-        read = "tgc_bf16_to_f32(" + read + ")";
+        read = isBF16(u->dtype()) ? "tgc_bf16_to_f32(" + read + ")" : "vload_half(0, " + expr(u->src(0)) + ")";
       define(u, cond.empty() ? read : "(" + cond + " ? " + read + " : " + alt + ")");
       return;
     }
@@ -182,9 +287,10 @@ private:
       if (u->numSrc() == 3)
         cond = cond.empty() ? expr(u->src(2)) : "(" + cond + " && " + expr(u->src(2)) + ")";
       std::string value = expr(u->src(1));
-      if (inMemoryAsBits(u->src(0)))
-        value = "tgc_f32_to_bf16(" + value + ")";
       std::string st = "*" + expr(u->src(0)) + " = " + value + ";";
+      if (inMemoryAsBits(u->src(0)))
+        st = isBF16(u->src(1)->dtype()) ? "*" + expr(u->src(0)) + " = tgc_f32_to_bf16(" + value + ");"
+                                        : "vstore_half_rte(" + value + ", 0, " + expr(u->src(0)) + ");";
       line(cond.empty() ? st : "if (" + cond + ") " + st);
       return;
     }
@@ -198,31 +304,33 @@ private:
     internalError("c renderer: cannot render '" + std::string(opName(u->op())) + "'");
   }
 
-  /// A bf16 global buffer: its elements are bit patterns (registers hold floats).
+  /// A global buffer of an emulated 16-bit float: its elements are not the registers' floats.
   bool inMemoryAsBits(const UOp *ptr) {
-    return isBF16(ptr->dtype()) && ptr->dtype().addrSpace() == AddrSpace::Global;
+    return emulated(ptr->dtype().pointee()) && ptr->dtype().addrSpace() == AddrSpace::Global;
   }
 
-  /// The C of an ALU op, rounded to bf16 when it produces one.
+  /// The C of an ALU op, rounded to the 16-bit float it produces when that is emulated.
   std::string roundedALU(const UOp *u) {
     DType d = u->dtype();
-    if (!isBF16(d) || u->op() == Op::Bitcast)
+    if (!emulated(d) || u->op() == Op::Bitcast)
       return alu(u);
     Op op = u->op();
     if (op == Op::Neg || op == Op::Max || op == Op::Where || op == Op::Trunc)
-      return alu(u); // exact on bf16 values
+      return alu(u); // exact on 16-bit float values
     if (op == Op::Cast) {
       DType from = u->src(0)->dtype();
+      if (emulated(from) && (isBF16(d) == isBF16(from)))
+        return expr(u->src(0));
       bool viaDouble = !(from.isFloat() && from.scalar() != Scalar::F64) && !from.isBool();
-      return viaDouble ? "tgc_round_bf16_d((double)" + expr(u->src(0)) + ")"
-                       : "tgc_round_bf16((float)" + expr(u->src(0)) + ")";
+      return viaDouble ? roundHelper(d) + "_d((double)" + expr(u->src(0)) + ")"
+                       : roundHelper(d) + "((float)" + expr(u->src(0)) + ")";
     }
-    return "tgc_round_bf16(" + alu(u) + ")";
+    return roundHelper(d) + "(" + alu(u) + ")";
   }
 
   std::string math(const char *f, DType d) {
     bool single = d.scalar() != Scalar::F64;
-    return std::string(f) + (single ? "f" : "");
+    return std::string(f) + (single && d_.suffixedMath ? "f" : "");
   }
 
   std::string alu(const UOp *u) {
@@ -288,25 +396,59 @@ private:
         return s(0) + " != 0";
       return "(" + t + ")" + s(0);
     case Op::Bitcast: {
-      // bf16 values are floats: go through their bit patterns
-      std::string from = memtype(u->src(0)->dtype());
-      std::string to = memtype(d);
-      std::string x = isBF16(u->src(0)->dtype()) ? "tgc_f32_to_bf16(" + s(0) + ")" : s(0);
-      bitcasts_.insert({from, to});
-      std::string y = "tgc_bitcast_" + from + "_" + to + "(" + x + ")";
-      return isBF16(d) ? "tgc_bf16_to_f32(" + y + ")" : y;
+      // emulated 16-bit floats are floats: go through their bit patterns
+      std::string from = bitsType(u->src(0)->dtype());
+      std::string to = bitsType(d);
+      std::string x = s(0);
+      if (emulated(u->src(0)->dtype()))
+        x = isBF16(u->src(0)->dtype()) ? "tgc_f32_to_bf16(" + x + ")" : "tgc_f32_to_f16_bits(" + x + ")";
+      std::string y;
+      if (d_.gpu) {
+        y = "as_" + openclName(to) + "((" + openclName(from) + ")" + x + ")";
+      } else {
+        bitcasts_.insert({from, to});
+        y = "tgc_bitcast_" + from + "_" + to + "(" + x + ")";
+      }
+      if (emulated(d))
+        return isBF16(d) ? "tgc_bf16_to_f32(" + y + ")" : "tgc_f16_bits_to_f32(" + y + ")";
+      return y;
     }
     default:
       internalError("c renderer: no C for '" + std::string(opName(u->op())) + "'");
     }
   }
 
-  std::string helpers() {
-    std::string h = "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <string.h>\n\n";
-    if (needMax_)
-      for (const char *t : {"float", "double", "_Float16"})
-        h += std::string("static inline ") + t + " tgc_max_" + t + "(" + t + " a, " + t +
-             " b) { return a != a || a > b || (a == b && !signbit(a)) ? a : b; }\n";
+  /// The integer or float type holding a value's bits for a bitcast (16-bit floats: uint16_t).
+  std::string bitsType(DType d) const { return emulated(d) ? "uint16_t" : ctype(d); }
+
+  static std::string openclName(const std::string &c) {
+    static const std::pair<const char *, const char *> names[] = {
+        {"int8_t", "char"}, {"uint8_t", "uchar"}, {"int16_t", "short"}, {"uint16_t", "ushort"}, {"int32_t", "int"},
+        {"uint32_t", "uint"}, {"int64_t", "long"}, {"uint64_t", "ulong"}};
+    for (const auto &[from, to] : names)
+      if (c == from)
+        return to;
+    return c;
+  }
+
+  std::string cHelpers() {
+    std::string h = d_.prelude;
+    if (needMax_) {
+      std::vector<const char *> types = {"float", "double"};
+      if (!d_.gpu)
+        types.push_back("_Float16");
+      for (const char *t : types) {
+        std::string fn = std::string(d_.helper) + t + " tgc_max_" + t + "(" + t + " a, " + t +
+                         " b) { return a != a || a > b || (a == b && !signbit(a)) ? a : b; }\n";
+        h += std::string(t) == "double" && d_.gpu ? "#ifdef cl_khr_fp64\n" + fn + "#endif\n" : fn;
+      }
+    }
+    if (d_.gpu) {
+      h += kOpenCLHelpers;
+      h += "ushort tgc_f32_to_f16_bits(float f) { ushort h; vstore_half_rte(f, 0, (half *)&h); return h; }\n"
+           "float tgc_f16_bits_to_f32(ushort h) { return vload_half(0, (half *)&h); }\n";
+      return h + "\n";
+    }
     h += kBF16Helpers;
     for (const auto &[from, to] : bitcasts_)
       h += "static inline " + to + " tgc_bitcast_" + from + "_" + to + "(" + from + " x) { " + to +
@@ -317,6 +459,7 @@ private:
   const UOp *linear_;
   const KernelInfo &info_;
   std::string fn_;
+  const CDialect &d_;
   std::string body_;
   int depth_ = 0;
   int counter_ = 0;
@@ -328,11 +471,26 @@ private:
 
 } // namespace
 
-std::string renderKernelC(const UOp *linear, const KernelInfo &info, const std::string &function) {
+std::string renderProgramOpenCL(const std::vector<OpenCLKernel> &kernels) {
+  std::string bodies, helpers;
+  for (const OpenCLKernel &k : kernels) {
+    CKernel r(k.linear, *k.info, k.function, kOpenCLDialect);
+    bodies += "\n" + r.body();
+    if (helpers.empty())
+      helpers = r.helpers();
+  }
+  if (helpers.empty())
+    helpers = kOpenCLDialect.prelude;
+  return helpers + bodies;
+}
+
+std::string renderKernelC(const UOp *linear, const KernelInfo &info, const std::string &function,
+                          const CDialect &dialect) {
   for (const UOp *u : linear->src())
     if (u->dtype().isVector())
-      internalError("the c target got a vector " + u->dtype().str() + " (devectorize should have split it)");
-  return CKernel(linear, info, function).render();
+      internalError("the " + std::string(dialect.name) + " target got a vector " + u->dtype().str() +
+                    " (devectorize should have split it)");
+  return CKernel(linear, info, function, dialect).render();
 }
 
 } // namespace tgc

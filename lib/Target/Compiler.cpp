@@ -136,6 +136,14 @@ bool parallelFor(size_t n, const std::function<bool(size_t, std::string &)> &job
   return true;
 }
 
+/// The machine the program's host side runs on: the target itself, or this machine for GPU targets.
+TargetInfo hostTarget(const TargetInfo &t) {
+  if (!isGpuTarget(t))
+    return t;
+  std::string error;
+  return *targetFor("cpu", "", "", error);
+}
+
 /// An object holding the weights' bytes as 64-byte aligned constants named <prefix>weight_<buffer index>.
 bool weightsObject(const ProgramDesc &p, const CompileRequest &r, const std::string &prefix, const fs::path &out,
                    std::string &error) {
@@ -165,7 +173,35 @@ bool weightsObject(const ProgramDesc &p, const CompileRequest &r, const std::str
     g->setAlignment(llvm::Align(64));
   }
   std::string object;
-  return emitObject(m, r.target, object, error) && writeText(out, object, error);
+  return emitObject(m, hostTarget(r.target), object, error) && writeText(out, object, error);
+}
+
+bool amdCodeObject(const ProgramDesc &p, const TargetInfo &t, const std::string &prefix, const fs::path &dir,
+                   std::string &code, std::string &error) {
+  (void)p, (void)t, (void)prefix, (void)dir, (void)code;
+  error = "amd: code objects are not implemented yet";
+  return false;
+}
+
+/// The code a GPU program's device loads, and the runtime's name for that device: OpenCL C ("opencl"), or an HSA
+/// code object ("hip"). With `dir`, the kernels' sources are written there too.
+bool gpuCode(const ProgramDesc &p, const TargetInfo &t, const std::string &prefix, const fs::path &dir,
+             std::string &code, std::string &device, std::string &error) {
+  if (t.name == "opencl") {
+    std::vector<OpenCLKernel> kernels;
+    for (const KernelDesc &k : p.kernels)
+      kernels.push_back({k.linear, &k.info, prefix + k.symbol});
+    code = renderProgramOpenCL(kernels);
+    device = "opencl";
+    showSource(p.name + ".cl", code);
+    return dir.empty() || writeText(dir / (p.name + ".cl"), code, error);
+  }
+  if (t.name == "amd") {
+    device = "hip";
+    return amdCodeObject(p, t, prefix, dir, code, error);
+  }
+  error = "target '" + t.name + "' has no GPU code generator";
+  return false;
 }
 
 } // namespace
@@ -204,12 +240,17 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     return writeText(kdir / (k.symbol + ".c"), source, err) &&
            run(cCompile(r, kdir / (k.symbol + ".c"), kdir / (k.symbol + ".o"), ""), err);
   };
-  if (!parallelFor(p.kernels.size(), compileKernel, error))
-    return false;
+  EmitOptions eo{prefix, r.source, r.library, r.embedWeights, r.weightsFile, "", ""};
   std::vector<std::string> objects;
-  for (const KernelDesc &k : p.kernels)
-    objects.push_back((kdir / (k.symbol + ".o")).string());
-  EmitOptions eo{prefix, r.source, r.library, r.embedWeights, r.weightsFile};
+  if (isGpuTarget(r.target)) {
+    if (!gpuCode(p, r.target, prefix, kdir, eo.code, eo.device, error))
+      return false;
+  } else {
+    if (!parallelFor(p.kernels.size(), compileKernel, error))
+      return false;
+    for (const KernelDesc &k : p.kernels)
+      objects.push_back((kdir / (k.symbol + ".o")).string());
+  }
   bool hasWeights = std::any_of(p.buffers.begin(), p.buffers.end(), [](const BufferDesc &b) { return b.kind == TGC_WEIGHT; });
   if (hasWeights && r.embedWeights) {
     if (!weightsObject(p, r, prefix, out / "weights.o", error))
@@ -224,7 +265,7 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   if (!r.library) {
     std::vector<std::string> argv = {cxxCompiler(), "-o", (out / r.name).string()};
     argv.insert(argv.end(), objects.begin(), objects.end());
-    argv.insert(argv.end(), {rt.library, "-lpthread", "-lm"});
+    argv.insert(argv.end(), {rt.library, "-lpthread", "-lm", "-ldl"});
     if (r.sanitize)
       argv.push_back("-fsanitize=address");
     for (const std::string &f : split(rt.linkFlags))
@@ -318,6 +359,7 @@ bool compileProgram(const UOp *root, const CompileRequest &r, std::string &error
 struct JitProgram::Storage {
   Jit jit;
   ProgramDesc desc;
+  std::string code, device;
   std::vector<tgc_buffer_info> buffers;
   std::vector<tgc_call_info> calls;
   std::vector<std::vector<int>> args;
@@ -333,6 +375,8 @@ bool JitProgram::build(const UOp *root, const std::string &name, const TargetInf
   Storage &s = *s_;
   if (!describeProgram(root, name, s.desc, error))
     return false;
+  if (isGpuTarget(target))
+    return buildGpu(target, error);
   auto ctx = std::make_unique<llvm::LLVMContext>();
   auto m = std::make_unique<llvm::Module>(name, *ctx);
   for (const KernelDesc &k : s.desc.kernels)
@@ -357,10 +401,33 @@ bool JitProgram::build(const UOp *root, const std::string &name, const TargetInf
     s.args.push_back(c.args);
     const KernelDesc &k = s.desc.kernels[c.kernel];
     s.calls.push_back({k.info.name.c_str(), fns[c.kernel], int(c.args.size()), s.args.back().data(),
-                       k.info.parallelExtent, k.info.flops, k.info.bytes});
+                       k.info.parallelExtent, k.info.flops, k.info.bytes, nullptr, {}, {}});
   }
   s.program = {s.desc.name.c_str(), int(s.buffers.size()), s.buffers.data(), int(s.calls.size()), s.calls.data(),
-               s.desc.arenaBytes, nullptr};
+               s.desc.arenaBytes, nullptr, nullptr, nullptr, 0};
+  return true;
+}
+
+/// A GPU program: its device code, and calls naming kernels with their launch sizes.
+bool JitProgram::buildGpu(const TargetInfo &target, std::string &error) {
+  Storage &s = *s_;
+  if (!gpuCode(s.desc, target, "", {}, s.code, s.device, error))
+    return false;
+  for (const BufferDesc &b : s.desc.buffers)
+    s.buffers.push_back({b.kind, b.name.c_str(), runtimeDType(b.dtype), int(b.shape.size()), b.shape.data(), b.bytes,
+                         b.offset, nullptr});
+  s.args.reserve(s.desc.calls.size());
+  for (const CallDesc &c : s.desc.calls) {
+    s.args.push_back(c.args);
+    const KernelDesc &k = s.desc.kernels[c.kernel];
+    tgc_call_info call{k.info.name.c_str(), nullptr, int(c.args.size()), s.args.back().data(), 0, k.info.flops,
+                       k.info.bytes, k.symbol.c_str(), {}, {}};
+    std::copy(k.info.grid, k.info.grid + 3, call.grid);
+    std::copy(k.info.block, k.info.block + 3, call.block);
+    s.calls.push_back(call);
+  }
+  s.program = {s.desc.name.c_str(), int(s.buffers.size()), s.buffers.data(), int(s.calls.size()), s.calls.data(),
+               s.desc.arenaBytes, nullptr, s.device.c_str(), s.code.data(), int64_t(s.code.size())};
   return true;
 }
 

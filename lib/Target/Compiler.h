@@ -41,6 +41,7 @@ public:
   const tgc_program_info *program() const;
 
 private:
+  bool buildGpu(const TargetInfo &target, std::string &error);
   struct Storage;
   std::unique_ptr<Storage> s_;
 };

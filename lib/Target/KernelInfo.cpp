@@ -46,6 +46,14 @@ KernelInfo analyzeKernel(const UOp *linear) {
     case Op::End:
       trips.pop_back();
       break;
+    case Op::Special: {
+      const std::string &name = u->arg().getString();
+      int dim = name.back() - '0';
+      if (dim < 0 || dim > 2 || !u->src(0)->isConst())
+        internalError("analyzeKernel: launch index '" + name + "' has no dimension 0-2 or no constant extent");
+      (name.rfind("lidx", 0) == 0 ? k.block : k.grid)[dim] = u->src(0)->constInt();
+      break;
+    }
     case Op::Load:
     case Op::Store: {
       const UOp *ptr = u->src(0);
@@ -61,6 +69,10 @@ KernelInfo analyzeKernel(const UOp *linear) {
         k.flops += n * u->dtype().lanes();
     }
   }
+  double items = double(k.grid[0]) * double(k.grid[1]) * double(k.grid[2]) * double(k.block[0]) *
+                 double(k.block[1]) * double(k.block[2]);
+  k.flops *= items; // every work-item runs the list once
+  k.bytes *= items;
   // split only a single top-level output loop with a constant trip count that holds every global store
   if (topLoops == 1 && !storeOutside && firstTop->src(0)->isConst() && firstTop->arg().isTuple() &&
       firstTop->arg().getTuple()[1].getString() == "loop") {

@@ -18,6 +18,9 @@ struct KernelInfo {
   int64_t parallelExtent = 0;
   double flops = 0; // arithmetic operations executed
   double bytes = 0; // bytes loaded and stored (upper bound)
+  /// GPU kernels: work-groups and work-items per group, per dimension (the extents of special gidxN and lidxN).
+  int64_t grid[3] = {1, 1, 1};
+  int64_t block[3] = {1, 1, 1};
 };
 
 /// Analyze a kernel `linear`. Internal error if it is not one.

@@ -36,10 +36,26 @@ std::string cElemType(DType d) {
   return std::string(scalarCName(s));
 }
 
+/// The device code as a byte array (OpenCL C is kept NUL-terminated for readers that print it).
+std::string codeArray(const std::string &code) {
+  std::string s = "static const unsigned char code[] __attribute__((aligned(64))) = {";
+  char buf[8];
+  for (size_t i = 0; i < code.size(); ++i) {
+    std::snprintf(buf, sizeof(buf), "%s%u", i % 24 == 0 ? "\n    " : "", unsigned(static_cast<unsigned char>(code[i])));
+    s += buf;
+    s += ",";
+  }
+  return s + "0};\n";
+}
+
 std::string tables(const ProgramDesc &p, const EmitOptions &o) {
   std::string s;
+  bool gpu = !o.device.empty();
   for (const KernelDesc &k : p.kernels)
-    s += "extern void " + o.prefix + k.symbol + "(void *const *, int64_t, int64_t);\n";
+    if (!gpu)
+      s += "extern void " + o.prefix + k.symbol + "(void *const *, int64_t, int64_t);\n";
+  if (gpu)
+    s += codeArray(o.code);
   s += "\n";
   for (size_t i = 0; i < p.buffers.size(); ++i) {
     const BufferDesc &b = p.buffers[i];
@@ -72,13 +88,20 @@ std::string tables(const ProgramDesc &p, const EmitOptions &o) {
   for (size_t c = 0; c < p.calls.size(); ++c) {
     const KernelDesc &k = p.kernels[p.calls[c].kernel];
     std::snprintf(buf, sizeof(buf), "%.17g, %.17g", k.info.flops, k.info.bytes);
-    s += "    {" + quote(k.info.name) + ", " + o.prefix + k.symbol + ", " + std::to_string(p.calls[c].args.size()) +
-         ", args" + std::to_string(c) + ", " + std::to_string(k.info.parallelExtent) + ", " + buf + "},\n";
+    auto dims = [](const int64_t d[3]) {
+      return "{" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + "}";
+    };
+    std::string launch = gpu ? quote(o.prefix + k.symbol) + ", " + dims(k.info.grid) + ", " + dims(k.info.block)
+                             : std::string("0, {0, 0, 0}, {0, 0, 0}");
+    s += "    {" + quote(k.info.name) + ", " + (gpu ? std::string("0") : o.prefix + k.symbol) + ", " +
+         std::to_string(p.calls[c].args.size()) + ", args" + std::to_string(c) + ", " +
+         std::to_string(gpu ? 0 : k.info.parallelExtent) + ", " + buf + ", " + launch + "},\n";
   }
   s += "};\n\n";
   s += "const tgc_program_info " + o.prefix + "program = {" + quote(p.name) + ", " + std::to_string(p.buffers.size()) +
        ", buffers, " + std::to_string(p.calls.size()) + ", calls, " + std::to_string(p.arenaBytes) + ", " +
-       (o.embedWeights || o.weightsPath.empty() ? "0" : quote(o.weightsPath)) + "};\n";
+       (o.embedWeights || o.weightsPath.empty() ? "0" : quote(o.weightsPath)) + ", " +
+       (gpu ? quote(o.device) + ", code, " + std::to_string(o.code.size()) : std::string("0, 0, 0")) + "};\n";
   return s;
 }
 

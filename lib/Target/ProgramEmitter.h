@@ -16,6 +16,8 @@ struct EmitOptions {
   bool library = false;    // the C API instead of main()
   bool embedWeights = false;
   std::string weightsPath; // safetensors file read at run time when weights are not embedded
+  std::string device;      // GPU programs: the runtime's device kind ("opencl", "hip"); "" for the CPU
+  std::string code;        // GPU programs: the code the device loads (OpenCL C, or an HSA code object)
 };
 
 std::string emitProgramC(const ProgramDesc &p, const EmitOptions &o);

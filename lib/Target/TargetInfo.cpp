@@ -34,10 +34,34 @@ void setFpContract(TargetInfo &t, bool fast) {
     t.cflags.replace(at, from.size(), to);
 }
 
+/// A GPU target: kernels for the GPU (amd: LLVM's AMDGPU backend; opencl: source built at run time), host code
+/// for this machine.
+std::optional<TargetInfo> gpuTargetFor(const std::string &name, const std::string &cpu, const std::string &gpuArch,
+                                       std::string &error) {
+  std::optional<TargetDesc> d = gpuTargetDesc(name, gpuArch, error);
+  if (!d)
+    return std::nullopt;
+  TargetInfo t;
+  t.name = name;
+  t.desc = *d;
+  if (name == "amd") {
+    t.triple = "amdgcn-amd-amdhsa";
+    t.cpu = d->gpuArch;
+  }
+  t.cflags = "-O2 -fPIC" + (cpu.empty() ? std::string() : " -march=" + cpu);
+  return t;
+}
+
 std::optional<TargetInfo> targetFor(const std::string &name, const std::string &cpu, const std::string &features,
-                                    std::string &error) {
+                                    std::string &error, const std::string &gpuArch) {
+  if (name == "opencl" || name == "amd")
+    return gpuTargetFor(name, cpu, gpuArch, error);
   if (name != "cpu" && name != "c") {
-    error = "unknown target '" + name + "' (available: cpu, c)";
+    error = "unknown target '" + name + "' (available: cpu, c, opencl, amd)";
+    return std::nullopt;
+  }
+  if (!gpuArch.empty()) {
+    error = "--gpu-arch applies only to GPU targets (opencl, amd), not '" + name + "'";
     return std::nullopt;
   }
   TargetInfo t;

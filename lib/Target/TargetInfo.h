@@ -12,7 +12,7 @@
 namespace tgc {
 
 struct TargetInfo {
-  std::string name;       // "cpu" (LLVM, in process) or "c" (C source, system compiler)
+  std::string name;       // "cpu" (LLVM, in process), "c" (C source, system compiler), "opencl", "amd"
   std::string triple;     // LLVM target triple
   std::string cpu;        // CPU name (e.g. znver4), "native" resolved to the host
   std::string features;   // LLVM feature string (+avx2,+fma,...)
@@ -28,9 +28,12 @@ struct TargetInfo {
 /// Allow or forbid fusing a*b+c into FMAs (the LLVM renderer's contract flag and the C compiler's -ffp-contract).
 void setFpContract(TargetInfo &t, bool fast);
 
-/// The target for a -target= name, with optional CPU and feature overrides ("" = the host's). nullopt with
-/// `error` set for an unknown target.
+/// The target for a -target= name, with optional CPU and feature overrides ("" = the host's) and, for GPU
+/// targets, the GPU architecture ("" = the target's default). nullopt with `error` set for an unknown target.
 std::optional<TargetInfo> targetFor(const std::string &name, const std::string &cpu, const std::string &features,
-                                    std::string &error);
+                                    std::string &error, const std::string &gpuArch = "");
+
+/// Whether a target's kernels run on a GPU (launched by the runtime through a device library).
+inline bool isGpuTarget(const TargetInfo &t) { return t.desc.hasLocal; }
 
 } // namespace tgc

@@ -79,6 +79,13 @@ def compare(prog, ref_dir, got_dir):
     return None
 
 
+def ill_conditioned(prog):
+    """Some float output's error bound exceeds --check-semantics' f32 tolerance (1e-5 * max(1, |value|)), e.g. the
+    square root of a sum that cancels to about 0."""
+    by = prog.by_name()
+    return any(progen.is_float(by[o].dtype) and by[o].err > 1e-5 * max(1.0, by[o].mag) for o in prog.outputs)
+
+
 def check(prog, work, stages, seed=1):
     """(status, stage, detail): status is 'pass', 'skip' or 'fail'."""
     os.makedirs(work, exist_ok=True)
@@ -100,6 +107,8 @@ def check(prog, work, stages, seed=1):
                            str(seed), "-o", os.devnull], SEMANTICS_TIMEOUT)
             if rc == 1 and "undefined result" in out:
                 continue
+            if rc == 1 and "differs" in out and ill_conditioned(prog):
+                continue  # --check-semantics compares with fixed tolerances; the error model allows more here
             if rc != 0:
                 return "fail", stage, kind(rc) + ": " + tail(out)
             continue

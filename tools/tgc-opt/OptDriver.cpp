@@ -154,7 +154,13 @@ ChunkResult Driver::runChunk(const Chunk &chunk, const Pipeline &pipeline, DiagE
     inst.verifyEach = o_.verifyEach;
     inst.printAfterAll = o_.printAfterAll;
     inst.opts = o_.opts;
-    inst.target = *hostTargetDesc(o_.target);
+    std::string targetError;
+    std::optional<TargetDesc> target = targetDescFor(o_.target, o_.gpuArch, targetError);
+    if (!target) {
+      diags.error(Loc{fileName_, 0, 0}, targetError);
+      return result;
+    }
+    inst.target = *target;
     if (o_.vectorBits > 0)
       setVectorBits(inst.target, o_.vectorBits);
     inst.printAfterChange = o_.printAfterChange;

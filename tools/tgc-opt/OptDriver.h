@@ -18,6 +18,7 @@ struct OptOptions {
   bool printAfterAll = false;
   std::string opts;
   std::string target = "cpu";
+  std::string gpuArch;
   int vectorBits = 0; // 0: the host's
   bool printAfterChange = false;
   std::vector<std::string> printBefore;

@@ -31,6 +31,7 @@ struct CompileOptions {
   std::string opts; // apply-opts actions
   std::string outDir;
   std::string target = "cpu";
+  std::string gpuArch;
   std::string cpu;
   std::string features;
   std::string emit = "exe";

@@ -25,7 +25,7 @@ int compileCommand(const CompileOptions &o) {
   if (detectStage(m->root) != Stage::Tensor)
     return oneLineError("tgc compile needs a tensor-level model (inputs, outputs and tensor ops)");
   std::string err;
-  auto target = targetFor(o.target, o.cpu, o.features, err);
+  auto target = targetFor(o.target, o.cpu, o.features, err, o.gpuArch);
   if (!target)
     return oneLineError(err);
   setFpContract(*target, o.fpContract);

@@ -91,12 +91,21 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
   for (int i = 0; i < p->num_buffers; ++i) // weights without a file come from the generator, like the interpreter's
     if (p->buffers[i].kind == TGC_WEIGHT && weights.empty())
       tgc_model_bind_weight(model, p->buffers[i].name, inputs.at(p->buffers[i].name).data.data());
-  tgc_model_run(model, in.data(), out.data());
+  auto runOnce = [&] {
+    if (tgc_model_run(model, in.data(), out.data()) == 0)
+      return true;
+    err = tgc_model_error(model);
+    tgc_model_destroy(model);
+    return false;
+  };
+  if (!runOnce())
+    return false;
   if (o.bench > 0) {
     std::vector<double> t;
     for (int i = 0; i < o.bench; ++i) {
       auto start = std::chrono::steady_clock::now();
-      tgc_model_run(model, in.data(), out.data());
+      if (!runOnce())
+        return false;
       t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(t.begin(), t.end());

@@ -28,6 +28,8 @@ int main(int argc, char **argv) {
   CLI::App *runCmd = app.add_subcommand("run", "run a model and write or print its outputs");
   runCmd->add_option("input", run.input, "the .uop model")->required();
   runCmd->add_flag("--interp", run.interp, "use the reference interpreter");
+  runCmd->add_option("--target", run.target, "cpu (LLVM JIT, default) or opencl (built and run on an OpenCL device)")
+      ->check(CLI::IsMember({"cpu", "opencl"}));
   runCmd->add_option("--input", run.data.inputs, "NAME=FILE.npy (repeatable); other inputs are generated");
   runCmd->add_option("--seed", run.data.seed, "seed of the generated inputs (default 0)")->check(nonNegative);
   runCmd->add_option("--output-dir", run.outputDir, "write each output as DIR/NAME.npy");
@@ -47,7 +49,10 @@ int main(int argc, char **argv) {
   CLI::App *compileCmd = app.add_subcommand("compile", "compile a model to an executable or a static library");
   compileCmd->add_option("input", compile.input, "the .uop model")->required();
   compileCmd->add_option("-o,--output", compile.outDir, "output directory")->required();
-  compileCmd->add_option("--target", compile.target, "cpu (LLVM, default) or c (C source, system compiler)");
+  compileCmd->add_option("--target", compile.target,
+                         "cpu (LLVM, default), c (C source, system compiler), opencl (OpenCL C, any OpenCL device) or "
+                         "amd (AMD GPU code object, run through HIP)");
+  compileCmd->add_option("--gpu-arch", compile.gpuArch, "GPU to compile for (amd: gfx942 (default), gfx90a, gfx1100)");
   compileCmd->add_option("--mcpu", compile.cpu, "CPU to compile for (default: this machine's)");
   compileCmd->add_option("--mattr", compile.features, "CPU features, LLVM syntax (+avx2,-avx512f)");
   compileCmd->add_option("--emit", compile.emit, "exe (default): an executable; lib: lib<name>.a and <name>.h");
