@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 #include <spdlog/spdlog.h>
 
 namespace tgc {
@@ -176,11 +177,76 @@ bool weightsObject(const ProgramDesc &p, const CompileRequest &r, const std::str
   return emitObject(m, hostTarget(r.target), object, error) && writeText(out, object, error);
 }
 
+/// Ops the AMDGPU backend cannot lower without ROCm's device libraries (they would end in an LLVM fatal error).
+std::string unsupportedOnAmd(const UOp *linear) {
+  for (const UOp *u : linear->src()) {
+    bool f64 = u->dtype().element().scalar() == Scalar::F64;
+    bool transcendental = u->op() == Op::Exp2 || u->op() == Op::Log2 || u->op() == Op::Sin;
+    if (u->op() == Op::Pow || (f64 && transcendental))
+      return std::string(opName(u->op())) + " of " + u->dtype().str();
+  }
+  return "";
+}
+
+/// An HSA code object: every kernel in one module, compiled by LLVM's AMDGPU backend to a relocatable object and
+/// linked by ld.lld into a shared object the HIP runtime loads. (ROCm comgr's link action does the same link, but
+/// Debian's comgr 5.2 rejects gfx942 and gfx1100 and loads a second libLLVM into the compiler: ld.lld is used.)
 bool amdCodeObject(const ProgramDesc &p, const TargetInfo &t, const std::string &prefix, const fs::path &dir,
                    std::string &code, std::string &error) {
-  (void)p, (void)t, (void)prefix, (void)dir, (void)code;
-  error = "amd: code objects are not implemented yet";
-  return false;
+  llvm::LLVMContext ctx;
+  llvm::Module m(p.name, ctx);
+  if (!prepareModule(m, t, error))
+    return false;
+  for (const KernelDesc &k : p.kernels) {
+    if (std::string op = unsupportedOnAmd(k.linear); !op.empty()) {
+      error = "kernel " + k.info.name + ": the amd target cannot compile " + op + " yet";
+      return false;
+    }
+    renderKernelLLVM(k.linear, k.info, prefix + k.symbol, m, t.fpContract, LLVMFlavor::AMDGPU);
+  }
+  if (!optimizeModule(m, t, error))
+    return false;
+  std::string ir = printModuleIR(m);
+  showSource(p.name + ".ll (AMDGPU)", ir);
+  if (debugLevel() >= 4) {
+    std::string isa;
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(m);
+    if (emitAssembly(*copy, t, isa, error))
+      showSource(p.name + ".s (" + t.cpu + ")", isa);
+  }
+  std::string object;
+  if (!emitObject(m, t, object, error))
+    return false;
+  std::string lld = lldLinker();
+  if (lld.empty()) {
+    error = "the amd target needs ld.lld to link code objects (install lld-19)";
+    return false;
+  }
+  // link in a private temporary directory (or the kernels directory, which keeps the object and the IR)
+  fs::path work = dir;
+  std::error_code ec;
+  if (work.empty()) {
+    char tmpl[] = "/tmp/tgc-amd-XXXXXX";
+    if (!mkdtemp(tmpl)) {
+      error = "cannot create a temporary directory";
+      return false;
+    }
+    work = tmpl;
+  } else if (!writeText(work / (p.name + ".ll"), ir, error)) {
+    return false;
+  }
+  fs::path obj = work / (p.name + ".o"), hsaco = work / (p.name + ".hsaco");
+  bool ok = writeText(obj, object, error) && run({lld, "-shared", "--no-undefined", obj.string(), "-o", hsaco.string()}, error);
+  if (ok) {
+    std::ifstream f(hsaco, std::ios::binary);
+    code.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    ok = !code.empty();
+    if (!ok)
+      error = "cannot read '" + hsaco.string() + "'";
+  }
+  if (dir.empty())
+    fs::remove_all(work, ec);
+  return ok;
 }
 
 /// The code a GPU program's device loads, and the runtime's name for that device: OpenCL C ("opencl"), or an HSA

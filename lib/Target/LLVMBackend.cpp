@@ -28,6 +28,11 @@ void initializeLLVM() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
+    // GPU targets: the AMDGPU (and, for the cuda target, NVPTX) backends of the same libLLVM
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
   });
 }
 
@@ -98,6 +103,31 @@ bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bo
   if (sanitize)
     mpm.addPass(llvm::AddressSanitizerPass(llvm::AddressSanitizerOptions{}));
   mpm.run(m, mam);
+  return true;
+}
+
+bool prepareModule(llvm::Module &m, const TargetInfo &t, std::string &error) {
+  auto tm = machineFor(t, error);
+  if (!tm)
+    return false;
+  m.setTargetTriple(t.triple);
+  m.setDataLayout(tm->createDataLayout());
+  return true;
+}
+
+bool emitAssembly(llvm::Module &m, const TargetInfo &t, std::string &text, std::string &error) {
+  auto tm = machineFor(t, error);
+  if (!tm)
+    return false;
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+    error = "the target cannot emit assembly";
+    return false;
+  }
+  pm.run(m);
+  text.assign(buffer.begin(), buffer.end());
   return true;
 }
 

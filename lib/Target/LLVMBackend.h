@@ -31,6 +31,10 @@ bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bo
 /// Ask AddressSanitizer to instrument every function of `m`.
 void markSanitizeAddress(llvm::Module &m);
 /// The object file of an optimized module.
+/// Set the module's triple and data layout for the target (before rendering into it).
+bool prepareModule(llvm::Module &m, const TargetInfo &t, std::string &error);
+/// The target's assembly for the module (GPU ISA for --debug=4).
+bool emitAssembly(llvm::Module &m, const TargetInfo &t, std::string &text, std::string &error);
 bool emitObject(llvm::Module &m, const TargetInfo &t, std::string &object, std::string &error);
 /// LLVM assembly text of a module.
 std::string printModuleIR(const llvm::Module &m);

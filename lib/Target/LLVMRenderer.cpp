@@ -11,6 +11,7 @@
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsAMDGPU.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -65,14 +66,23 @@ llvm::Type *memoryType(llvm::LLVMContext &c, DType d) {
 /// Vector accesses are aligned to one element: coalesced lanes start at any element.
 llvm::Align elementAlign(DType d) { return llvm::Align(uint64_t(std::max(1, d.element().bits() / 8))); }
 
+/// AMDGPU address spaces (LLVM's AMDGPUAS): global memory and the work-group's local data share.
+constexpr unsigned kAmdGlobal = 1;
+constexpr unsigned kAmdLocal = 3;
+
 class LLVMKernel {
 public:
-  LLVMKernel(const UOp *linear, const KernelInfo &info, llvm::Module &m, const std::string &fn, bool contract)
-      : linear_(linear), info_(info), mod_(m), c_(m.getContext()), b_(c_) {
+  LLVMKernel(const UOp *linear, const KernelInfo &info, llvm::Module &m, const std::string &fn, bool contract,
+             LLVMFlavor flavor)
+      : linear_(linear), info_(info), mod_(m), c_(m.getContext()), b_(c_), flavor_(flavor) {
     if (contract) { // a*b+c may become one fused multiply-add (one rounding instead of two)
       llvm::FastMathFlags fmf;
       fmf.setAllowContract(true);
       b_.setFastMathFlags(fmf);
+    }
+    if (flavor == LLVMFlavor::AMDGPU) {
+      amdgpuKernel(fn);
+      return;
     }
     llvm::Type *ptr = llvm::PointerType::get(c_, 0);
     llvm::Type *i64 = llvm::Type::getInt64Ty(c_);
@@ -83,6 +93,23 @@ public:
     bufs_ = f_->getArg(0);
     begin_ = f_->getArg(1);
     end_ = f_->getArg(2);
+    entry_ = llvm::BasicBlock::Create(c_, "entry", f_);
+    b_.SetInsertPoint(entry_);
+  }
+
+  /// An amdgpu_kernel with one global pointer per buffer slot, sized for its work-group.
+  void amdgpuKernel(const std::string &fn) {
+    std::vector<llvm::Type *> params(info_.params.size(), llvm::PointerType::get(c_, kAmdGlobal));
+    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), params, false);
+    f_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, fn, mod_);
+    f_->setCallingConv(llvm::CallingConv::AMDGPU_KERNEL);
+    f_->addFnAttr(llvm::Attribute::NoUnwind);
+    int64_t items = info_.block[0] * info_.block[1] * info_.block[2];
+    f_->addFnAttr("amdgpu-flat-work-group-size", "1," + std::to_string(items));
+    for (unsigned i = 0; i < params.size(); ++i) {
+      f_->addParamAttr(i, llvm::Attribute::NoAlias);
+      f_->getArg(i)->setName("data" + std::to_string(i));
+    }
     entry_ = llvm::BasicBlock::Create(c_, "entry", f_);
     b_.SetInsertPoint(entry_);
   }
@@ -133,17 +160,32 @@ private:
     case Op::Noop:
       return;
     case Op::DefineGlobal: {
+      if (flavor_ == LLVMFlavor::AMDGPU) {
+        values_[u] = f_->getArg(unsigned(u->arg().getInt()));
+        return;
+      }
       llvm::Value *slot = b_.CreateConstInBoundsGEP1_64(llvm::PointerType::get(c_, 0), bufs_, uint64_t(u->arg().getInt()));
       values_[u] = b_.CreateLoad(llvm::PointerType::get(c_, 0), slot, "data" + std::to_string(u->arg().getInt()));
       return;
     }
-    case Op::DefineReg:
-    case Op::DefineLocal: {
+    case Op::DefineLocal:
+      if (flavor_ == LLVMFlavor::AMDGPU) {
+        localBuffer(u);
+        return;
+      }
+      [[fallthrough]];
+    case Op::DefineReg: {
       llvm::IRBuilder<> eb(entry_, entry_->begin());
       llvm::Type *et = memoryType(c_, u->dtype().pointee());
       values_[u] = eb.CreateAlloca(et, eb.getInt64(uint64_t(u->arg().getTuple()[1].getInt())), "acc");
       return;
     }
+    case Op::Special:
+      values_[u] = b_.CreateIntCast(launchIndex(u), type(u->dtype()), false);
+      return;
+    case Op::Barrier:
+      barrier();
+      return;
     case Op::Range:
       openLoop(u);
       return;
@@ -182,6 +224,38 @@ private:
     internalError("llvm renderer: cannot render '" + std::string(opName(u->op())) + "'");
   }
 
+  /// Local memory: a work-group's array in the LDS address space.
+  void localBuffer(const UOp *u) {
+    auto *t = llvm::ArrayType::get(memoryType(c_, u->dtype().pointee()), uint64_t(u->arg().getTuple()[1].getInt()));
+    auto *g = new llvm::GlobalVariable(mod_, t, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(t),
+                                       f_->getName() + ".shared" + std::to_string(u->arg().getTuple()[0].getInt()),
+                                       nullptr, llvm::GlobalValue::NotThreadLocal, kAmdLocal);
+    g->setAlignment(llvm::Align(16));
+    values_[u] = g;
+  }
+
+  /// gidxN: the work-group id; lidxN: the work-item id within the group (dimension N = x, y, z).
+  llvm::Value *launchIndex(const UOp *u) {
+    static const llvm::Intrinsic::ID group[3] = {llvm::Intrinsic::amdgcn_workgroup_id_x,
+                                                 llvm::Intrinsic::amdgcn_workgroup_id_y,
+                                                 llvm::Intrinsic::amdgcn_workgroup_id_z};
+    static const llvm::Intrinsic::ID item[3] = {llvm::Intrinsic::amdgcn_workitem_id_x,
+                                                llvm::Intrinsic::amdgcn_workitem_id_y,
+                                                llvm::Intrinsic::amdgcn_workitem_id_z};
+    const std::string &name = u->arg().getString();
+    int dim = name.back() - '0';
+    bool local = name.rfind("lidx", 0) == 0;
+    llvm::Function *f = llvm::Intrinsic::getDeclaration(&mod_, (local ? item : group)[dim]);
+    return b_.CreateCall(f, {});
+  }
+
+  /// Every work-item of the group waits here; local stores before are visible to loads after.
+  void barrier() {
+    b_.CreateFence(llvm::AtomicOrdering::Release, c_.getOrInsertSyncScopeID("workgroup"));
+    b_.CreateCall(llvm::Intrinsic::getDeclaration(&mod_, llvm::Intrinsic::amdgcn_s_barrier), {});
+    b_.CreateFence(llvm::AtomicOrdering::Acquire, c_.getOrInsertSyncScopeID("workgroup"));
+  }
+
   struct Loop {
     const UOp *range;
     llvm::BasicBlock *header;
@@ -193,7 +267,7 @@ private:
     llvm::Type *t = type(r->dtype());
     llvm::Value *start = llvm::ConstantInt::get(t, 0);
     llvm::Value *bound = val(r->src(0));
-    if (r == info_.parallel) {
+    if (r == info_.parallel && flavor_ == LLVMFlavor::CPU) {
       start = b_.CreateIntCast(begin_, t, true);
       bound = b_.CreateIntCast(end_, t, true);
     }
@@ -403,8 +477,9 @@ private:
   llvm::LLVMContext &c_;
   llvm::IRBuilder<> b_;
   llvm::Function *f_;
-  llvm::Value *bufs_, *begin_, *end_;
+  llvm::Value *bufs_ = nullptr, *begin_ = nullptr, *end_ = nullptr;
   llvm::BasicBlock *entry_;
+  LLVMFlavor flavor_;
   std::vector<Loop> loops_;
   std::unordered_map<const UOp *, llvm::Value *> values_;
   std::unordered_map<const UOp *, llvm::Value *> valid_;
@@ -414,8 +489,8 @@ private:
 } // namespace
 
 void renderKernelLLVM(const UOp *linear, const KernelInfo &info, const std::string &function, llvm::Module &m,
-                      bool fpContract) {
-  LLVMKernel k(linear, info, m, function, fpContract);
+                      bool fpContract, LLVMFlavor flavor) {
+  LLVMKernel k(linear, info, m, function, fpContract, flavor);
   k.render();
   std::string err;
   llvm::raw_string_ostream os(err);

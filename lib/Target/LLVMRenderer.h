@@ -14,7 +14,13 @@ namespace tgc {
 
 /// Add `void function(ptr bufs, i64 begin, i64 end)` for a linearized kernel to `m`.
 /// fpContract: float multiplies and adds may fuse into FMAs (TargetInfo::fpContract).
+/// CPU: `void function(ptr bufs, i64 begin, i64 end)`, the runtime's calling convention. AMDGPU: an
+/// amdgpu_kernel with one `ptr addrspace(1)` per buffer slot, launch indices from the work-group and work-item id
+/// intrinsics, local buffers in LDS (addrspace 3), barriers as s_barrier between work-group fences. The module's
+/// triple and data layout must be set before (register arrays are allocas in the target's alloca address space).
+enum class LLVMFlavor { CPU, AMDGPU };
+
 void renderKernelLLVM(const UOp *linear, const KernelInfo &info, const std::string &function, llvm::Module &m,
-                      bool fpContract = false);
+                      bool fpContract = false, LLVMFlavor flavor = LLVMFlavor::CPU);
 
 } // namespace tgc

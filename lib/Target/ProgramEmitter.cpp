@@ -39,7 +39,7 @@ std::string cElemType(DType d) {
 /// The device code as a byte array (OpenCL C is kept NUL-terminated for readers that print it).
 std::string codeArray(const std::string &code) {
   std::string s = "static const unsigned char code[] __attribute__((aligned(64))) = {";
-  char buf[8];
+  char buf[16];
   for (size_t i = 0; i < code.size(); ++i) {
     std::snprintf(buf, sizeof(buf), "%s%u", i % 24 == 0 ? "\n    " : "", unsigned(static_cast<unsigned char>(code[i])));
     s += buf;

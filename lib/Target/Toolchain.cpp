@@ -66,6 +66,7 @@ static std::string buildOr(const char *built, const char *fallback) {
 std::string cCompiler() { return envOr("CC", buildOr(kBuildCCompiler, "cc").c_str()); }
 std::string cxxCompiler() { return envOr("CXX", buildOr(kBuildCxxCompiler, "c++").c_str()); }
 std::string archiver() { return envOr("AR", "ar"); }
+std::string lldLinker() { return envOr("LLD", kBuildLld); }
 
 static bool usable(const fs::path &lib, const fs::path &inc) {
   std::error_code ec;

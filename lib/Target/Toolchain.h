@@ -21,6 +21,8 @@ ProcessResult runProcess(const std::vector<std::string> &argv);
 std::string cCompiler();
 std::string cxxCompiler();
 std::string archiver();
+/// ld.lld for AMDGPU code objects (LLD, else the one found at build time); "" when there is none.
+std::string lldLinker();
 
 struct RuntimeFiles {
   std::string library;    // libtgcruntime.a
