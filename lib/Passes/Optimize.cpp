@@ -183,10 +183,14 @@ std::vector<OptAction> chooseGpuActions(const UOp *kernel, const TargetDesc &t) 
   for (const UOp *r : f.reduces)
     reduce *= (size[rangeId(r)] = rangeSize(r));
   int reduceOps = 0;
-  for (const UOp *u : toposort(kernel))
+  int64_t workItems = 1; // of the group: local and group ranges already there count
+  for (const UOp *u : toposort(kernel)) {
     reduceOps += u->op() == Op::Reduce;
+    if (u->op() == Op::Range && u->arg().isTuple() && u->src(0)->isConst() &&
+        (rangeKind(u) == "local" || rangeKind(u) == "group"))
+      workItems *= rangeSize(u);
+  }
   std::vector<OptAction> actions;
-  int64_t workItems = 1;
   auto take = [&](const char *kind, const UOp *r, int64_t amount) {
     actions.push_back({kind, rangeId(r), amount, ""});
     size[rangeId(r)] /= amount;
@@ -195,9 +199,9 @@ std::vector<OptAction> chooseGpuActions(const UOp *kernel, const TargetDesc &t) 
     const UOp *axis = *std::max_element(f.reduces.begin(), f.reduces.end(),
                                          [](const UOp *a, const UOp *b) { return rangeSize(a) < rangeSize(b); });
     for (int64_t amount : output <= 32 ? std::vector<int64_t>{256, 16} : std::vector<int64_t>{16}) {
-      if (amount <= t.maxLocalProduct && rangeSize(axis) % amount == 0) {
+      if (workItems * amount <= t.maxLocalProduct && rangeSize(axis) % amount == 0) {
         take("grouptop", axis, amount);
-        workItems = amount;
+        workItems *= amount;
         break;
       }
     }
@@ -215,7 +219,7 @@ std::vector<OptAction> chooseGpuActions(const UOp *kernel, const TargetDesc &t) 
   int locals = 0;
   int64_t maxGroup = std::min<int64_t>(128, t.maxLocalProduct);
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && locals < 3; ++it) {
-    int64_t a = amountFor(size[rangeId(*it)], std::min<int64_t>(32, maxGroup / workItems));
+    int64_t a = amountFor(size[rangeId(*it)], std::min<int64_t>(32, maxGroup / std::max<int64_t>(1, workItems)));
     if (!a)
       continue;
     take("local", *it, a);

@@ -68,6 +68,12 @@ tgc_model::~tgc_model() {
   device->release(deviceArena);
 }
 
+/// Memory for buffers of zero bytes: kernels may read (and discard) the first element of a buffer through a masked
+/// load, so no buffer pointer is ever null.
+alignas(64) static const unsigned char kEmpty[64] = {};
+
+static void *orEmpty(const void *p, int64_t bytes) { return const_cast<void *>(bytes == 0 ? kEmpty : p); }
+
 static bool fail(char *error, size_t size, const std::string &msg) {
   if (error && size)
     std::snprintf(error, size, "%s", msg.c_str());
@@ -211,10 +217,10 @@ extern "C" tgc_model *tgc_model_create(const tgc_program_info *program, const ch
     else if (b.kind == TGC_WEIGHT && b.data && !m->pointers[size_t(i)]) // a weights_path given overrides embedded
       m->pointers[size_t(i)] = const_cast<void *>(b.data);
     else if (b.kind == TGC_TEMP && b.arena_offset >= 0)
-      m->pointers[size_t(i)] = static_cast<uint8_t *>(m->arena) + b.arena_offset;
+      m->pointers[size_t(i)] = orEmpty(static_cast<uint8_t *>(m->arena) + b.arena_offset, b.bytes);
     else if (b.kind == TGC_TEMP) {
       m->ownMemory.emplace_back(size_t(b.bytes));
-      m->pointers[size_t(i)] = m->ownMemory.back().data();
+      m->pointers[size_t(i)] = orEmpty(m->ownMemory.back().data(), b.bytes);
     }
   }
   int threads = program->device ? 1 : num_threads > 0 ? std::min(num_threads, 1024) : defaultThreads();
@@ -249,10 +255,11 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
     m->error = "a weight has no memory (bind it with tgc_model_bind_weight)";
     return -1;
   }
+  const tgc_program_info *prog = m->program;
   for (size_t i = 0; i < m->inputIndex.size(); ++i)
-    m->pointers[size_t(m->inputIndex[i])] = const_cast<void *>(inputs[i]);
+    m->pointers[size_t(m->inputIndex[i])] = orEmpty(inputs[i], prog->buffers[m->inputIndex[i]].bytes);
   for (size_t i = 0; i < m->outputIndex.size(); ++i)
-    m->pointers[size_t(m->outputIndex[i])] = outputs[i];
+    m->pointers[size_t(m->outputIndex[i])] = orEmpty(outputs[i], prog->buffers[m->outputIndex[i]].bytes);
   if (m->device)
     return runOnDevice(m) ? 0 : -1;
   const tgc_program_info *p = m->program;

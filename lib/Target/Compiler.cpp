@@ -486,7 +486,8 @@ bool JitProgram::buildGpu(const TargetInfo &target, std::string &error) {
   for (const CallDesc &c : s.desc.calls) {
     s.args.push_back(c.args);
     const KernelDesc &k = s.desc.kernels[c.kernel];
-    tgc_call_info call{k.info.name.c_str(), nullptr, int(c.args.size()), s.args.back().data(), 0, k.info.flops,
+    int params = int(std::min(c.args.size(), k.info.params.size())); // a call may pass buffers no longer read
+    tgc_call_info call{k.info.name.c_str(), nullptr, params, s.args.back().data(), 0, k.info.flops,
                        k.info.bytes, k.symbol.c_str(), {}, {}};
     std::copy(k.info.grid, k.info.grid + 3, call.grid);
     std::copy(k.info.block, k.info.block + 3, call.block);

@@ -384,6 +384,8 @@ private:
       return from.isFloat() ? b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0))
                             : b_.CreateICmpNE(x, llvm::Constant::getNullValue(x->getType()));
     bool srcSigned = from.isSigned();
+    if (from.element().scalar() == Scalar::F64 && to.element().scalar() == Scalar::BF16)
+      return b_.CreateFPTrunc(roundToOddFloat(x), t); // no __truncdfbf2 in every runtime library; rounds once
     if (from.isFloat() && to.isFloat()) {
       // half <-> bfloat: same width, neither extends the other; through float, which holds both exactly
       if (from.element().itemSize() == 2 && to.element().itemSize() == 2 && from.element() != to.element()) {
@@ -399,6 +401,27 @@ private:
     if (to.isFloat())
       return srcSigned ? b_.CreateSIToFP(x, t) : b_.CreateUIToFP(x, t);
     return b_.CreateIntCast(x, t, srcSigned);
+  }
+
+  /// double -> float rounded to odd: an inexact result gets its lowest mantissa bit set, so a second rounding (to
+  /// bfloat16, 16 fewer bits) rounds as if from the double directly.
+  llvm::Value *roundToOddFloat(llvm::Value *x) {
+    llvm::Type *f32 = llvm::Type::getFloatTy(c_), *i32 = llvm::Type::getInt32Ty(c_);
+    if (auto *vt = llvm::dyn_cast<llvm::VectorType>(x->getType())) {
+      f32 = llvm::VectorType::get(f32, vt->getElementCount());
+      i32 = llvm::VectorType::get(i32, vt->getElementCount());
+    }
+    llvm::Value *f = b_.CreateFPTrunc(x, f32);
+    llvm::Value *back = b_.CreateFPExt(f, x->getType());
+    llvm::Value *inexact = b_.CreateFCmpONE(back, x);
+    llvm::Value *finite = b_.CreateFCmpOEQ(b_.CreateFSub(f, f), llvm::Constant::getNullValue(f32));
+    llvm::Value *bits = b_.CreateBitCast(f, i32);
+    llvm::Value *even = b_.CreateICmpEQ(b_.CreateAnd(bits, llvm::ConstantInt::get(i32, 1)), llvm::Constant::getNullValue(i32));
+    llvm::Value *away = b_.CreateFCmpOGT(intrinsic(llvm::Intrinsic::fabs, back->getType(), {back}),
+                                         intrinsic(llvm::Intrinsic::fabs, x->getType(), {x}));
+    llvm::Value *step = b_.CreateSelect(away, llvm::ConstantInt::getSigned(i32, -1), llvm::ConstantInt::get(i32, 1));
+    llvm::Value *fix = b_.CreateAnd(b_.CreateAnd(inexact, even), finite);
+    return b_.CreateBitCast(b_.CreateSelect(fix, b_.CreateAdd(bits, step), bits), f32);
   }
 
   llvm::Value *alu(const UOp *u) {

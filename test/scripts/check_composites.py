@@ -5,7 +5,9 @@ For each case: a .uop program with one composite op, inputs made here, and a ref
 (the math module: no numpy needed). tgc evaluates the program three ways: the composite directly
 (`tgc run --interp`), after `decompose`, and after the whole `lower-tensors` pipeline (as kernels). All three must
 match the reference within float32 tolerance.
-Usage: check_composites.py TGC TGC_OPT WORKDIR
+With --target opencl, each program also runs compiled for that target (tgc run --target opencl: the GPU pipeline,
+executed by an OpenCL device such as PoCL), a fourth way.
+Usage: check_composites.py TGC TGC_OPT WORKDIR [--target opencl]
 """
 import math
 import os
@@ -307,6 +309,7 @@ def close(a, b):
 
 def main():
     tgc, opt, work = sys.argv[1], sys.argv[2], sys.argv[3]
+    target = sys.argv[sys.argv.index("--target") + 1] if "--target" in sys.argv else None
     os.makedirs(work, exist_ok=True)
     failures = 0
     all_cases = cases()
@@ -326,9 +329,12 @@ def main():
                 print(f"FAIL {name} ({label}): tgc-opt: {r.stderr.strip()}")
                 failures += 1
             variants[label] = out
-        for label, path in variants.items():
+        runs = [(label, path, ["--interp"]) for label, path in variants.items()]
+        if target:
+            runs.append((target, src, ["--target", target]))
+        for label, path, how in runs:
             outdir = f"{base}.{label}.out"
-            r = subprocess.run([tgc, "run", path, "--interp", "--output-dir", outdir] + flags,
+            r = subprocess.run([tgc, "run", path, "--output-dir", outdir] + how + flags,
                                capture_output=True, text=True)
             if r.returncode:
                 print(f"FAIL {name} ({label}): {r.stderr.strip()}")
@@ -340,7 +346,8 @@ def main():
                 i = bad[0] if bad else 0
                 print(f"FAIL {name} ({label}): element {i}: got {got[i] if got else None}, expected {expected[i]}")
                 failures += 1
-    print(f"composites: {len(all_cases)} ops checked three ways, {failures} failures")
+    ways = "four ways" if target else "three ways"
+    print(f"composites: {len(all_cases)} ops checked {ways}, {failures} failures")
     return 1 if failures else 0
 
 

@@ -6,7 +6,9 @@ graph, a program, or a kernel whose root is a sink) is run through the pipeline 
 --check-semantics: tensor graphs through lower-tensors and codegen (every kernel pass, vector lanes included;
 the examples through lower-tensors only),
 kernels through simplify, programs through schedule and
-plan-memory. Usage: check_semantics_all.py SOURCE_DIR TGC TGC_OPT WORKDIR
+plan-memory. With --target T, the codegen passes lower for T (opencl, amd: the GPU passes, whose kernels the
+interpreter runs as launches of work-groups and work-items).
+Usage: check_semantics_all.py SOURCE_DIR TGC TGC_OPT WORKDIR [--target T]
 """
 import json
 import os
@@ -19,6 +21,7 @@ PIPELINES = {"tensor": "lower-tensors,codegen", "kernel": "simplify", "program":
 
 def main():
     src, tgc, opt, work = sys.argv[1:5]
+    target = ["--target", sys.argv[sys.argv.index("--target") + 1]] if "--target" in sys.argv else []
     os.makedirs(work, exist_ok=True)
     files = []
     for top in ("test", "examples"):
@@ -41,7 +44,7 @@ def main():
                 # check_backends.py compares their compiled outputs with the interpreter's instead
             if stage == "program" and "linear" in json.loads(info.stdout)["ops"]:
                 passes = "plan-memory"
-            r = subprocess.run([opt, tmp, f"-passes={passes}", "--check-semantics", "-o", os.devnull],
+            r = subprocess.run([opt, tmp, f"-passes={passes}", "--check-semantics", "-o", os.devnull] + target,
                                capture_output=True, text=True, timeout=600)
             if r.returncode != 0:
                 failures += 1
