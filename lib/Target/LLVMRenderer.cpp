@@ -403,6 +403,18 @@ private:
     return b_.CreateIntCast(x, t, srcSigned);
   }
 
+  /// tgc's max from compares: a NaN operand wins, then the larger, then of equal ones +0 over -0.
+  llvm::Value *maxBySelect(llvm::Value *a, llvm::Value *b) {
+    llvm::Type *bits = b_.getIntNTy(a->getType()->getScalarSizeInBits());
+    if (auto *vt = llvm::dyn_cast<llvm::VectorType>(a->getType()))
+      bits = llvm::VectorType::get(bits, vt->getElementCount());
+    llvm::Value *nanA = b_.CreateFCmpUNO(a, a), *nanB = b_.CreateFCmpUNO(b, b);
+    llvm::Value *negA = b_.CreateICmpSLT(b_.CreateBitCast(a, bits), llvm::Constant::getNullValue(bits));
+    llvm::Value *tieA = b_.CreateAnd(b_.CreateFCmpOEQ(a, b), b_.CreateNot(negA));
+    llvm::Value *bigger = b_.CreateOr(b_.CreateFCmpOGT(a, b), tieA);
+    return b_.CreateSelect(b_.CreateOr(nanA, b_.CreateAnd(b_.CreateNot(nanB), bigger)), a, b);
+  }
+
   /// double -> float rounded to odd: an inexact result gets its lowest mantissa bit set, so a second rounding (to
   /// bfloat16, 16 fewer bits) rounds as if from the double directly.
   llvm::Value *roundToOddFloat(llvm::Value *x) {
@@ -446,6 +458,8 @@ private:
     case Op::Mod:
       return sgn ? b_.CreateSRem(s(0), s(1)) : b_.CreateURem(s(0), s(1));
     case Op::Max:
+      if (fp && d.element().itemSize() == 2) // LLVM 19's x86 llvm.maximum on bf16 loses NaNs: compares instead
+        return maxBySelect(s(0), s(1));
       if (fp)
         return intrinsic(llvm::Intrinsic::maximum, t, {s(0), s(1)});
       return b_.CreateSelect(sgn ? b_.CreateICmpSGT(s(0), s(1)) : b_.CreateICmpUGT(s(0), s(1)), s(0), s(1));

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Writes a small .npy file for tests: make_npy.py PATH DTYPE D0,D1,... [--truncate BYTES] [--values v,v,...]
+[--fill V] [--set I=V,...]
 
 DTYPE is f32, f64, i32, i64 or u8; the values default to 0, 1, 2, ... ; --truncate cuts the file to BYTES bytes."""
 import struct
@@ -17,6 +18,12 @@ def main():
     values = list(range(n))
     if "--values" in sys.argv:
         values = [float(v) if dtype.startswith("f") else int(v) for v in sys.argv[sys.argv.index("--values") + 1].split(",")]
+    if "--fill" in sys.argv:  # every value, then --set I=V,I=V changes single ones
+        values = [float(sys.argv[sys.argv.index("--fill") + 1])] * n
+    if "--set" in sys.argv:
+        for item in sys.argv[sys.argv.index("--set") + 1].split(","):
+            i, v = item.split("=")
+            values[int(i)] = float(v) if dtype.startswith("f") else int(v)
     descr, fmt = FMT[dtype]
     shape_txt = "(%s,)" % shape[0] if len(shape) == 1 else "(" + ", ".join(map(str, shape)) + ")"
     header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape_txt)
