@@ -8,6 +8,8 @@ packages=(
   cmake ninja-build ccache python3 git
   clang-19 llvm-19-dev llvm-19-tools libclang-rt-19-dev
   libcli11-dev nlohmann-json3-dev libspdlog-dev catch2
+  lld-19                                              # amd target: links HSA code objects
+  opencl-c-headers ocl-icd-opencl-dev pocl-opencl-icd # opencl target: headers, ICD loader, PoCL runs it on the CPU
 )
 missing=()
 for p in "${packages[@]}"; do

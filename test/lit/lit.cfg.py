@@ -22,3 +22,28 @@ ubsan_bin = lit_config.params.get("ubsan_bin")
 if ubsan_bin and os.path.exists(os.path.join(ubsan_bin, "tgc")):
     config.available_features.add("ubsan")
     config.substitutions.append(("%tgc_ubsan_bin", ubsan_bin))
+
+
+def opencl_device_available():
+    """An OpenCL platform with a device (PoCL in CI): tests of the opencl target run on it."""
+    import ctypes
+    try:
+        cl = ctypes.CDLL("libOpenCL.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_uint(0)
+    if cl.clGetPlatformIDs(0, None, ctypes.byref(count)) != 0 or count.value == 0:
+        return False
+    platforms = (ctypes.c_void_p * count.value)()
+    cl.clGetPlatformIDs(count.value, platforms, None)
+    for p in platforms:
+        n = ctypes.c_uint(0)
+        if cl.clGetDeviceIDs(ctypes.c_void_p(p), ctypes.c_ulonglong(0xFFFFFFFF), 0, None, ctypes.byref(n)) == 0 and n.value:
+            return True
+    return False
+
+
+if opencl_device_available():
+    config.available_features.add("opencl")
+if os.path.exists(os.path.join(config.llvm_tools_dir, "ld.lld")):
+    config.available_features.add("lld")  # the amd target links code objects with it
