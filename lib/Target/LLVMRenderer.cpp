@@ -403,6 +403,21 @@ private:
     return b_.CreateIntCast(x, t, srcSigned);
   }
 
+  /// a / b; vectors lane by lane. LLVM 19's SelectionDAG leaves a lane of a vector fdiv that it sees is 0/0
+  /// (invalid, so not folded) as undef, and a select that masks that lane then loses its mask lane (a padded
+  /// x / x gave NaN for 0; reproduced with llc alone). Scalar divisions fold 0/0 to NaN.
+  llvm::Value *fdiv(llvm::Value *a, llvm::Value *b) {
+    auto *vt = llvm::dyn_cast<llvm::FixedVectorType>(a->getType());
+    if (!vt)
+      return b_.CreateFDiv(a, b);
+    llvm::Value *out = llvm::PoisonValue::get(vt);
+    for (unsigned i = 0; i < vt->getNumElements(); ++i) {
+      llvm::Value *q = b_.CreateFDiv(b_.CreateExtractElement(a, b_.getInt64(i)), b_.CreateExtractElement(b, b_.getInt64(i)));
+      out = b_.CreateInsertElement(out, q, b_.getInt64(i));
+    }
+    return out;
+  }
+
   /// tgc's max from compares: a NaN operand wins, then the larger, then of equal ones +0 over -0.
   llvm::Value *maxBySelect(llvm::Value *a, llvm::Value *b) {
     llvm::Type *bits = b_.getIntNTy(a->getType()->getScalarSizeInBits());
@@ -452,7 +467,7 @@ private:
     case Op::Mulacc:
       return fp ? b_.CreateFAdd(b_.CreateFMul(s(0), s(1)), s(2)) : b_.CreateAdd(b_.CreateMul(s(0), s(1)), s(2));
     case Op::Fdiv:
-      return b_.CreateFDiv(s(0), s(1));
+      return fdiv(s(0), s(1));
     case Op::Idiv:
       return sgn ? b_.CreateSDiv(s(0), s(1)) : b_.CreateUDiv(s(0), s(1));
     case Op::Mod:
