@@ -7,6 +7,10 @@ run in `--rounds` interleaved rounds: the compiled executable (`OUT/X/X --bench 
 reports the median of N timed runs (after one warm-up run); the table shows the median of those per-round
 medians, and ratios baseline/tgc-exe (> 1 means the compiled executable is faster).
 
+With --target opencl (or another GPU target that runs here), tgc-exe is the model compiled for that target and a
+cpu-target executable (tgc-cpu-exe) joins the contenders, so the ratios compare the target with tgc's cpu target;
+on PoCL (OpenCL on this CPU) that measures the GPU pipeline's code on a CPU, not a GPU.
+
 The core uses the standard library only. numpy and torch run in a subprocess (this script with --worker)
 whose environment has OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed.
 """
@@ -243,6 +247,7 @@ def main():
     ap.add_argument("--no-jit", action="store_true", help="skip the `tgc run` (JIT) baseline")
     ap.add_argument("--tgc-flags", default="",
                     help="extra flags for tgc compile and tgc run, e.g. --tgc-flags=--fp-contract=fast")
+    ap.add_argument("--target", default="cpu", help="tgc target of tgc-exe (cpu, c, opencl; default cpu)")
     ap.add_argument("--worker", choices=["numpy", "torch"], help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -279,19 +284,27 @@ def main():
         times = []
         for _ in range(max(1, args.reps)):
             t0 = time.perf_counter()
-            r = subprocess.run([tgc, "compile", uop, "-o", os.path.join(out, m)] + args.tgc_flags.split(),
-                               capture_output=True, text=True,
-                               cwd=ROOT)
+            r = subprocess.run([tgc, "compile", uop, "-o", os.path.join(out, m), "--target", args.target] +
+                               args.tgc_flags.split(), capture_output=True, text=True, cwd=ROOT)
             times.append(time.perf_counter() - t0)
             if r.returncode != 0:
                 sys.exit("compile of %s failed:\n%s" % (m, r.stdout + r.stderr))
         compile_s[m] = statistics.median(times)
+        if args.target != "cpu":  # the reference: tgc's own cpu target
+            r = subprocess.run([tgc, "compile", uop, "-o", os.path.join(out, m + "-cpu"), "--name", m] +
+                               args.tgc_flags.split(), capture_output=True, text=True, cwd=ROOT)
+            if r.returncode != 0:
+                sys.exit("compile of %s for the cpu target failed:\n%s" % (m, r.stdout + r.stderr))
 
     # Contenders: name -> function(model) -> median ms, or None when not applicable.
     contenders = [("tgc-exe", lambda m: run_bench([os.path.join(out, m, m), "--bench", str(args.bench)]))]
+    if args.target != "cpu":
+        contenders.append(("tgc-cpu-exe", lambda m: run_bench(
+            [os.path.join(out, m + "-cpu", m), "--bench", str(args.bench)])))
     if not args.no_jit:
+        jit_target = [] if args.target in ("cpu", "c") else ["--target", args.target]
         contenders.append(("tgc-run(JIT)", lambda m: run_bench(
-            [tgc, "run", model_path(m, ".uop"), "--bench", str(args.bench)] +
+            [tgc, "run", model_path(m, ".uop"), "--bench", str(args.bench)] + jit_target +
             args.tgc_flags.split())))
     for kind, ok in (("numpy", have_numpy), ("torch", have_torch)):
         if ok:
