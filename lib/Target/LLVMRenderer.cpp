@@ -403,19 +403,15 @@ private:
     return b_.CreateIntCast(x, t, srcSigned);
   }
 
-  /// a / b; vectors lane by lane. LLVM 19's SelectionDAG leaves a lane of a vector fdiv that it sees is 0/0
-  /// (invalid, so not folded) as undef, and a select that masks that lane then loses its mask lane (a padded
-  /// x / x gave NaN for 0; reproduced with llc alone). Scalar divisions fold 0/0 to NaN.
+  /// a / b; a vector quotient goes through llvm.arithmetic.fence. LLVM 19's x86 SelectionDAG takes a lane of a vector
+  /// fdiv it sees as 0/0 to be zero, and a select that masks that lane to 0 then loses its mask lane (a padded x / x
+  /// gave NaN instead of 0; reproduced with llc alone). The fence hides the quotient from those combines; scalar
+  /// divisions would not do, since InstCombine rebuilds the vector.
   llvm::Value *fdiv(llvm::Value *a, llvm::Value *b) {
-    auto *vt = llvm::dyn_cast<llvm::FixedVectorType>(a->getType());
-    if (!vt)
-      return b_.CreateFDiv(a, b);
-    llvm::Value *out = llvm::PoisonValue::get(vt);
-    for (unsigned i = 0; i < vt->getNumElements(); ++i) {
-      llvm::Value *q = b_.CreateFDiv(b_.CreateExtractElement(a, b_.getInt64(i)), b_.CreateExtractElement(b, b_.getInt64(i)));
-      out = b_.CreateInsertElement(out, q, b_.getInt64(i));
-    }
-    return out;
+    llvm::Value *q = b_.CreateFDiv(a, b);
+    if (!q->getType()->isVectorTy())
+      return q;
+    return intrinsic(llvm::Intrinsic::arithmetic_fence, q->getType(), {q});
   }
 
   /// tgc's max from compares: a NaN operand wins, then the larger, then of equal ones +0 over -0.
