@@ -15,7 +15,7 @@ stage fails the same way) and written to WORK/failures/seed-N.uop.
 
 Usage:
   random_programs.py --bin BUILD/bin --work DIR [--seeds N] [--start S] [--time SECONDS] [--jobs J]
-                     [--stages interp,jit,cpu,c,semantics] [--no-minimize]
+                     [--stages interp,jit,cpu,c,semantics[,opencl,semantics-gpu]] [--no-minimize]
 Ends with 'random programs: N passed, N skipped, N failed'; exit status 1 when any failed.
 """
 import argparse
@@ -36,6 +36,9 @@ TIMEOUT = 120
 # for every step of a cumsum window takes the interpreter minutes (seen: 3 programs in 10^4)
 SEMANTICS_TIMEOUT = 600
 ALL_STAGES = ["interp", "jit", "cpu", "c", "semantics"]
+# Not in the default set (about 1 s per program to build OpenCL C with PoCL): "opencl", the GPU pipeline run by
+# `tgc run --target opencl`, and "semantics-gpu", --check-semantics with the codegen passes lowering for opencl.
+EXTRA_STAGES = ["opencl", "semantics-gpu"]
 
 
 def run(cmd, timeout=TIMEOUT):
@@ -102,9 +105,10 @@ def check(prog, work, stages, seed=1):
     for stage in stages:
         if stage == "interp":
             continue
-        if stage == "semantics":
+        if stage in ("semantics", "semantics-gpu"):
+            target = ["--target", "opencl"] if stage == "semantics-gpu" else []
             rc, out = run([TGC_OPT, uop, "--passes=lower-tensors,codegen", "--check-semantics", "--check-seed",
-                           str(seed), "-o", os.devnull], SEMANTICS_TIMEOUT)
+                           str(seed), "-o", os.devnull] + target, SEMANTICS_TIMEOUT)
             if rc == 1 and "undefined result" in out:
                 continue
             if rc == 1 and "differs" in out and ill_conditioned(prog):
@@ -114,8 +118,9 @@ def check(prog, work, stages, seed=1):
             continue
         got = os.path.join(work, stage + ".out")
         shutil.rmtree(got, ignore_errors=True)
-        if stage == "jit":
-            rc, out = run([TGC, "run", uop, "--seed", str(seed), "--output-dir", got])
+        if stage in ("jit", "opencl"):
+            target = ["--target", "opencl"] if stage == "opencl" else []
+            rc, out = run([TGC, "run", uop, "--seed", str(seed), "--output-dir", got] + target)
         else:
             exe_dir = os.path.join(work, stage)
             rc, out = run([TGC, "compile", uop, "-o", exe_dir, "--target", stage, "--name", "model"])
