@@ -59,12 +59,15 @@ constexpr GpuArch kGpuArchs[] = {
     {"amd", "gfx90a", 64, 64 * 1024, 1024},  // MI200 (CDNA2)
     {"amd", "gfx1100", 32, 64 * 1024, 1024}, // RX 7900 (RDNA3)
     {"opencl", "", 1, 16 * 1024, 256},       // OpenCL 1.2: 16 KiB local memory; 256 work-items is common
+    {"cuda", "sm_90", 32, 48 * 1024, 1024},  // H100/H200 (Hopper): 48 KiB of static shared memory per block
+    {"cuda", "sm_80", 32, 48 * 1024, 1024},  // A100 (Ampere)
+    {"cuda", "sm_89", 32, 48 * 1024, 1024},  // L4, RTX 4090 (Ada)
 };
 
 } // namespace
 
 std::optional<TargetDesc> gpuTargetDesc(const std::string &name, const std::string &arch, std::string &error) {
-  std::string want = arch.empty() && name == "amd" ? "gfx942" : arch;
+  std::string want = !arch.empty() ? arch : name == "amd" ? "gfx942" : name == "cuda" ? "sm_90" : "";
   std::string known;
   for (const GpuArch &g : kGpuArchs) {
     if (name != g.target)
@@ -76,13 +79,16 @@ std::optional<TargetDesc> gpuTargetDesc(const std::string &name, const std::stri
     d.name = name;
     d.gpuArch = g.arch;
     d.vectorBits = 128;
-    d.vectorALU = false;       // one scalar per work-item; upcast lanes become independent registers
+    d.vectorALU = false; // one scalar per work-item; upcast lanes become independent registers
     d.maxVectorAccess = 4;
-    d.hasThreads = false;      // parallelism comes from the launch, not from the runtime's thread pool
+    d.hasThreads = false; // parallelism comes from the launch, not from the runtime's thread pool
     d.hasLocal = true;
     d.hasShared = true;
-    d.nativeTranscendentals = true; // exp2, log2, sin are native instructions or library calls on every GPU
-    d.maxLanes = 64;           // registers per work-item are few: keep upcast tiles small
+    // AMD GPUs have exp2, log2 and sin instructions LLVM selects; NVPTX lowers only approximate ones (ex2.approx,
+    // sin.approx), so cuda gets decompose-transcendentals' polynomials (exact to a few ulp, like the cpu target)
+    d.nativeTranscendentals = name != "cuda";
+    d.nativePow = name == "opencl"; // LLVM's AMDGPU and NVPTX backends have no pow without the vendors' libraries
+    d.maxLanes = 64;                // registers per work-item are few: keep upcast tiles small
     d.vectorRegisters = 16;
     d.maxGlobal[0] = (int64_t(1) << 31) - 1;
     d.maxGlobal[1] = d.maxGlobal[2] = 65535;

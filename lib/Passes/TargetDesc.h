@@ -25,6 +25,9 @@ struct TargetDesc {
   bool hasShared = false; // shared memory (GPUs)
   /// exp2, log2 and sin are used as the target provides them; otherwise decompose-transcendentals replaces them.
   bool nativeTranscendentals = false;
+  /// pow is lowered by the target (the C library's powf, OpenCL's pow); otherwise decompose-transcendentals writes
+  /// it as exp2(y * log2|x|) with C's special cases.
+  bool nativePow = true;
   /// Most lanes one value of an expanded kernel may have (upcast amounts times unroll amounts).
   int maxLanes = 256;
   /// An operand up to this size stays in the L2 cache while a kernel sweeps it once per row of tiles (a quarter of
@@ -53,7 +56,8 @@ struct TargetDesc {
 /// The description of a -target= name for the machine tgc runs on ("cpu" or "c"); nullopt for an unknown name.
 std::optional<TargetDesc> hostTargetDesc(const std::string &name);
 
-/// The description of a GPU target ("amd", "opencl") for a --gpu-arch ("" = the target's default: gfx942 for amd);
+/// The description of a GPU target ("amd", "cuda", "opencl") for a --gpu-arch ("" = the target's default: gfx942
+/// for amd, sm_90 for cuda);
 /// nullopt with `error` set for an unknown target or architecture.
 std::optional<TargetDesc> gpuTargetDesc(const std::string &name, const std::string &arch, std::string &error);
 

@@ -39,6 +39,9 @@ public:
   F operator*(double b) const { return *this * c(b); }
   F lt(const F &b) const { return op(Op::Cmplt, b); }
   F ne(const F &b) const { return op(Op::Cmpne, b); }
+  F eq(const F &b) const { return op(Op::Cmpeq, b); }
+  F operator&&(const F &b) const { return op(Op::And, b); }
+  F operator||(const F &b) const { return op(Op::Or, b); }
   F where(const F &a, const F &b) const { return ctx().alu(Op::Where, {u_, a.u_, b.u_}); }
   F cast(DType d) const { return ctx().cast(u_, d); }
   F bitcast(DType d) const { return ctx().make(Op::Bitcast, d, {u_}); }
@@ -124,15 +127,60 @@ F sinf(const F &x0) {
   return undefined.where(x0.c(NAN), v);
 }
 
+F unary(Op o, const F &x) { return x.ctx().alu(o, {x.u()}); }
+
+/// |x| by clearing the sign bit (exact for -0 and NaN)
+F absf(const F &x) {
+  F bits = x.bitcast(dt::I32);
+  return bits.op(Op::And, bits.ci(0x7fffffff)).bitcast(dt::F32);
+}
+
+/// C's powf as exp2(y * log2|x|): a negative x takes the sign of odd integer powers and gives NaN for non-integer
+/// ones; pow(x, 0), pow(1, y) and pow(-1, +-inf) are 1. `native` keeps exp2 and log2 as ops for the renderer.
+F powf(const F &x, const F &y, bool native) {
+  F ax = absf(x);
+  F ay = absf(y);
+  F l = native ? unary(Op::Log2, ax) : log2f(ax);
+  F r = native ? unary(Op::Exp2, y * l) : exp2f(y * l);
+  F integer = unary(Op::Trunc, y).eq(y);
+  // floats from 2^24 up are even integers; below, the integer's low bit says odd
+  F low = clampDefined(y, -16777216.0, 16777216.0).cast(dt::I32);
+  F odd = integer && ay.lt(y.c(16777216.0)) && low.op(Op::And, low.ci(1)).ne(low.ci(0));
+  F bits = x.bitcast(dt::I32);
+  F negative = bits.lt(bits.ci(0)); // the sign bit, so -0 counts
+  r = (negative && odd).where(r.neg(), r);
+  F finiteNegative = x.lt(x.c(0)) && x.c(-INFINITY).lt(x);
+  r = (finiteNegative && integer.ne(integer.c(1))).where(x.c(NAN), r);
+  F one = y.eq(y.c(0)) || x.eq(x.c(1)) || (ax.eq(x.c(1)) && ay.eq(y.c(INFINITY)));
+  return one.where(x.c(1), r);
+}
+
 const UOp *decompose(const Match &m) {
   const UOp *u = m.root();
   DType d = u->dtype();
-  if (u->hasShape() || d.isVector() || (d.scalar() != Scalar::F32 && d.scalar() != Scalar::F16 && d.scalar() != Scalar::BF16))
+  if (u->hasShape() || d.isVector() ||
+      (d.scalar() != Scalar::F32 && d.scalar() != Scalar::F16 && d.scalar() != Scalar::BF16))
     return nullptr;
   F x = u->src(0);
   if (d.scalar() != Scalar::F32)
     x = x.cast(dt::F32);
   F r = u->op() == Op::Exp2 ? exp2f(x) : u->op() == Op::Log2 ? log2f(x) : sinf(x);
+  return d.scalar() == Scalar::F32 ? r.u() : r.cast(d).u();
+}
+
+/// pow of float32, float16 or bfloat16 (computed in float32); float64 is left to the target
+const UOp *decomposePow(const UOp *u, bool native) {
+  DType d = u->dtype();
+  if (u->hasShape() || d.isVector() ||
+      (d.scalar() != Scalar::F32 && d.scalar() != Scalar::F16 && d.scalar() != Scalar::BF16))
+    return nullptr;
+  F x = u->src(0);
+  F y = u->src(1);
+  if (d.scalar() != Scalar::F32) {
+    x = x.cast(dt::F32);
+    y = y.cast(dt::F32);
+  }
+  F r = powf(x, y, native);
   return d.scalar() == Scalar::F32 ? r.u() : r.cast(d).u();
 }
 
@@ -142,6 +190,14 @@ const UOp *runDecomposeTranscendentals(const UOp *root, PassContext &pc) {
   static const PatternMatcher pm("decompose-transcendentals",
                                  {{UPat::any({Op::Exp2, Op::Log2, Op::Sin}), decompose,
                                    "exp2/log2/sin(x) -> range reduction + polynomial (float32 arithmetic)"}});
+  static const PatternMatcher powNative(
+      "decompose-pow", {{UPat::any({Op::Pow}), [](const Match &m) { return decomposePow(m.root(), true); },
+                         "pow(x, y) -> exp2(y * log2|x|) with C's sign and special cases"}});
+  static const PatternMatcher powPoly(
+      "decompose-pow", {{UPat::any({Op::Pow}), [](const Match &m) { return decomposePow(m.root(), false); },
+                         "pow(x, y) -> exp2(y * log2|x|), both as polynomials"}});
+  if (!pc.target.nativePow)
+    root = graphRewrite(root, pc.target.nativeTranscendentals ? powNative : powPoly);
   if (pc.target.nativeTranscendentals)
     return root; // the renderer has exact-enough versions of its own
   return graphRewrite(root, pm);

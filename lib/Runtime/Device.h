@@ -1,10 +1,10 @@
 //===- Device.h - A GPU runtime as the model runner sees it -----*- C++ -*-===//
-// Memory, copies, code loading and kernel launches behind one interface; OpenCL and HIP are loaded with dlopen.
+// Memory, copies, code loading and kernel launches behind one interface; OpenCL, HIP and CUDA are loaded with dlopen.
 //===----------------------------------------------------------------------===//
 //
-// A compiled program for a GPU target names its device kind ("opencl", "hip") and carries its code (OpenCL C
-// source, or an HSA code object). The vendor library is opened at run time, so an executable starts on any machine
-// and a missing runtime or device is one error line, not a loader failure.
+// A compiled program for a GPU target names its device kind ("opencl", "hip", "cuda") and carries its code
+// (OpenCL C source, an HSA code object, a cubin with its PTX). The vendor library is opened at run time, so an
+// executable starts on any machine and a missing runtime or device is one error line, not a loader failure.
 
 #pragma once
 
@@ -29,6 +29,8 @@ public:
   /// The part of `arena` at `offset`, or nullptr when the device cannot address it as a buffer of its own (then
   /// the caller allocates separately).
   virtual DeviceMemory part(DeviceMemory arena, size_t offset, size_t bytes) = 0;
+  /// Whether parts are plain addresses into the arena (HIP, CUDA), not objects to release (OpenCL sub-buffers).
+  virtual bool partsAreViews() const { return false; }
   virtual void release(DeviceMemory m) = 0;
   virtual bool upload(DeviceMemory dst, const void *src, size_t bytes, std::string &error) = 0;
   virtual bool download(void *dst, DeviceMemory src, size_t bytes, std::string &error) = 0;
@@ -46,5 +48,6 @@ std::unique_ptr<Device> openDevice(const std::string &kind, std::string &error);
 
 std::unique_ptr<Device> openOpenCL(std::string &error);
 std::unique_ptr<Device> openHip(std::string &error);
+std::unique_ptr<Device> openCuda(std::string &error);
 
 } // namespace tgc::rt

@@ -105,6 +105,7 @@ public:
   }
 
   DeviceMemory part(DeviceMemory arena, size_t offset, size_t) override { return static_cast<char *>(arena) + offset; }
+  bool partsAreViews() const override { return true; }
 
   void release(DeviceMemory m) override {
     if (m)
@@ -153,8 +154,8 @@ private:
   bool check(hipError_t e, const char *what, std::string &error) {
     if (e == 0)
       return true;
-    error = std::string(what) + " failed: " + (hip_.hipGetErrorString ? hip_.hipGetErrorString(e) : "error") +
-            " (" + std::to_string(e) + ")";
+    error = std::string(what) + " failed: " + (hip_.hipGetErrorString ? hip_.hipGetErrorString(e) : "error") + " (" +
+            std::to_string(e) + ")";
     return false;
   }
 

@@ -103,11 +103,11 @@ static bool bindWeights(tgc_model *m, const char *path, char *error, size_t size
     if (!e)
       return fail(error, size, std::string("weight '") + b.name + "' is not in " + file);
     if (int(e->type) != int(b.dtype) || e->shape != shape)
-      return fail(error, size, std::string("weight '") + b.name + "' in " + file + " has dtype " +
-                                   std::string(tgc::rt::elemName(e->type)) + " and shape " +
-                                   tgc::rt::shapeString(e->shape) + ", expected " +
-                                   std::string(tgc::rt::elemName(tgc::rt::ElemType(b.dtype))) + " and " +
-                                   tgc::rt::shapeString(shape));
+      return fail(error, size,
+                  std::string("weight '") + b.name + "' in " + file + " has dtype " +
+                      std::string(tgc::rt::elemName(e->type)) + " and shape " + tgc::rt::shapeString(e->shape) +
+                      ", expected " + std::string(tgc::rt::elemName(tgc::rt::ElemType(b.dtype))) + " and " +
+                      tgc::rt::shapeString(shape));
     m->pointers[size_t(i)] = const_cast<uint8_t *>(e->data);
   }
   return true;
@@ -142,7 +142,7 @@ static bool prepareDevice(tgc_model *m, char *error, size_t size) {
     tgc::rt::DeviceMemory d = nullptr;
     if (b.kind == TGC_TEMP && b.arena_offset >= 0 && m->deviceArena)
       d = m->device->part(m->deviceArena, size_t(b.arena_offset), size_t(b.bytes));
-    if (d && b.kind == TGC_TEMP && std::string(p->device) == "hip") {
+    if (d && m->device->partsAreViews()) {
       m->deviceMemory[size_t(i)] = nullptr; // a pointer into the arena: nothing to release
       m->pointers[size_t(i)] = d;
       continue;
@@ -276,8 +276,8 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
     if (m->debug >= 2) {
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       m->callSeconds[size_t(c)] = s;
-      std::fprintf(stderr, "tgc: %-24s %9.3f us %8.2f GFLOPS %8.2f GB/s\n", call.name, s * 1e6,
-                   call.flops / s * 1e-9, call.bytes / s * 1e-9);
+      std::fprintf(stderr, "tgc: %-24s %9.3f us %8.2f GFLOPS %8.2f GB/s\n", call.name, s * 1e6, call.flops / s * 1e-9,
+                   call.bytes / s * 1e-9);
     }
   }
   return 0;

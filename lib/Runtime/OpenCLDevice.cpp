@@ -69,7 +69,9 @@ struct CL {
   }
 };
 
-std::string clError(const char *what, cl_int code) { return std::string(what) + " failed (OpenCL error " + std::to_string(code) + ")"; }
+std::string clError(const char *what, cl_int code) {
+  return std::string(what) + " failed (OpenCL error " + std::to_string(code) + ")";
+}
 
 class OpenCLDevice final : public Device {
 public:
@@ -178,7 +180,8 @@ public:
   bool upload(DeviceMemory dst, const void *src, size_t bytes, std::string &error) override {
     if (bytes == 0)
       return true;
-    cl_int err = cl_.clEnqueueWriteBuffer(queue_, static_cast<cl_mem>(dst), CL_FALSE, 0, bytes, src, 0, nullptr, nullptr);
+    cl_int err =
+        cl_.clEnqueueWriteBuffer(queue_, static_cast<cl_mem>(dst), CL_FALSE, 0, bytes, src, 0, nullptr, nullptr);
     if (err != CL_SUCCESS)
       error = clError("clEnqueueWriteBuffer", err);
     return err == CL_SUCCESS;
@@ -211,7 +214,8 @@ public:
     if (global[0] * global[1] * global[2] == 0)
       return true; // no work-items: nothing to run
     cl_event event = nullptr;
-    cl_int err = cl_.clEnqueueNDRangeKernel(queue_, k, 3, nullptr, global, local, 0, nullptr, seconds ? &event : nullptr);
+    cl_int err =
+        cl_.clEnqueueNDRangeKernel(queue_, k, 3, nullptr, global, local, 0, nullptr, seconds ? &event : nullptr);
     if (err != CL_SUCCESS) {
       error = clError(("launching " + std::string(call.kernel) + ": clEnqueueNDRangeKernel").c_str(), err);
       return false;
@@ -264,6 +268,8 @@ std::unique_ptr<Device> openDevice(const std::string &kind, std::string &error) 
     return openOpenCL(error);
   if (kind == "hip")
     return openHip(error);
+  if (kind == "cuda")
+    return openCuda(error);
   error = "unknown device kind '" + kind + "'";
   return nullptr;
 }

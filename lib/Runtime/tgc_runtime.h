@@ -15,8 +15,19 @@ extern "C" {
 
 /* Element types, in the order of the IR's scalars. */
 typedef enum tgc_dtype {
-  TGC_BOOL, TGC_I8, TGC_U8, TGC_I16, TGC_U16, TGC_I32, TGC_U32, TGC_I64, TGC_U64,
-  TGC_F16, TGC_BF16, TGC_F32, TGC_F64
+  TGC_BOOL,
+  TGC_I8,
+  TGC_U8,
+  TGC_I16,
+  TGC_U16,
+  TGC_I32,
+  TGC_U32,
+  TGC_I64,
+  TGC_U64,
+  TGC_F16,
+  TGC_BF16,
+  TGC_F32,
+  TGC_F64
 } tgc_dtype;
 
 typedef enum tgc_buffer_kind { TGC_INPUT, TGC_WEIGHT, TGC_OUTPUT, TGC_TEMP } tgc_buffer_kind;
@@ -27,7 +38,7 @@ typedef void (*tgc_kernel_fn)(void *const *buffers, int64_t begin, int64_t end);
 
 typedef struct tgc_buffer_info {
   tgc_buffer_kind kind;
-  const char *name;     /* inputs, weights, outputs: the tensor's name; temporaries: "" */
+  const char *name; /* inputs, weights, outputs: the tensor's name; temporaries: "" */
   tgc_dtype dtype;
   int rank;
   const int64_t *shape; /* rank entries */
@@ -40,9 +51,9 @@ typedef struct tgc_call_info {
   const char *name;
   tgc_kernel_fn fn;
   int num_args;
-  const int *args;   /* buffer indices, one per kernel parameter */
-  int64_t parallel;  /* extent of the outermost loop that may be split across threads, or 0 */
-  double flops;      /* estimated work, for --debug timing lines */
+  const int *args;  /* buffer indices, one per kernel parameter */
+  int64_t parallel; /* extent of the outermost loop that may be split across threads, or 0 */
+  double flops;     /* estimated work, for --debug timing lines */
   double bytes;
   const char *kernel; /* GPU: the kernel's name in the program's code; NULL on the CPU */
   int64_t grid[3];    /* GPU: work-groups per dimension (x, y, z) */
@@ -58,9 +69,12 @@ typedef struct tgc_program_info {
   int64_t arena_bytes;
   const char *weights_file; /* the model's weights file (the path given at compile time), or NULL when embedded */
   const char *device;       /* NULL: kernels run on the CPU (calls' fn); "opencl": code is OpenCL C source;
-                               "hip": code is an AMD HSA code object (HSACO) */
+                               "hip": code is an AMD HSA code object (HSACO); "cuda": code is a cubin */
   const void *code;
   int64_t code_size;
+  const void *fallback_code; /* cuda: the PTX (NUL-terminated), JIT-compiled by the driver when the cubin does not
+                                load (a newer GPU); otherwise NULL */
+  int64_t fallback_code_size;
 } tgc_program_info;
 
 typedef struct tgc_model tgc_model;
@@ -69,8 +83,8 @@ typedef struct tgc_model tgc_model;
  * file; weights with none of these must be bound with tgc_model_bind_weight before running), allocate
  * and pre-fault the arena, start the thread pool (num_threads <= 0: one per core). Returns NULL on failure and puts a
  * one-line reason in error. */
-tgc_model *tgc_model_create(const tgc_program_info *program, const char *weights_path, int num_threads,
-                            char *error, size_t error_size);
+tgc_model *tgc_model_create(const tgc_program_info *program, const char *weights_path, int num_threads, char *error,
+                            size_t error_size);
 
 /* Bind the memory of a weight by name (for weights that are neither embedded nor in a file). Returns 0, or -1 when
  * the program has no such weight. */

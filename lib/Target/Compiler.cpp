@@ -19,13 +19,13 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <mutex>
-#include <thread>
-#include <unistd.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <mutex>
 #include <spdlog/spdlog.h>
+#include <thread>
+#include <unistd.h>
 
 namespace tgc {
 
@@ -177,8 +177,9 @@ bool weightsObject(const ProgramDesc &p, const CompileRequest &r, const std::str
   return emitObject(m, hostTarget(r.target), object, error) && writeText(out, object, error);
 }
 
-/// Ops the AMDGPU backend cannot lower without ROCm's device libraries (they would end in an LLVM fatal error).
-std::string unsupportedOnAmd(const UOp *linear) {
+/// Ops the AMDGPU and NVPTX backends cannot lower without the vendors' device libraries (they would end in an LLVM
+/// fatal error).
+std::string unsupportedOnGPU(const UOp *linear) {
   for (const UOp *u : linear->src()) {
     bool f64 = u->dtype().element().scalar() == Scalar::F64;
     bool transcendental = u->op() == Op::Exp2 || u->op() == Op::Log2 || u->op() == Op::Sin;
@@ -188,23 +189,67 @@ std::string unsupportedOnAmd(const UOp *linear) {
   return "";
 }
 
+/// Every kernel of a GPU program in one optimized module for the AMDGPU or NVPTX backend.
+bool gpuModule(const ProgramDesc &p, const TargetInfo &t, const std::string &prefix, LLVMFlavor flavor, llvm::Module &m,
+               std::string &error) {
+  if (!prepareModule(m, t, error))
+    return false;
+  for (const KernelDesc &k : p.kernels) {
+    if (std::string op = unsupportedOnGPU(k.linear); !op.empty()) {
+      error = "kernel " + k.info.name + ": the " + t.name + " target cannot compile " + op + " yet";
+      return false;
+    }
+    renderKernelLLVM(k.linear, k.info, prefix + k.symbol, m, t.fpContract, flavor);
+  }
+  return optimizeModule(m, t, error);
+}
+
+/// Where a GPU toolchain step writes its files: the kernels directory (which keeps them), or a private temporary
+/// directory removed afterwards.
+class WorkDir {
+public:
+  bool open(const fs::path &dir, std::string &error) {
+    path_ = dir;
+    if (!dir.empty())
+      return true;
+    char tmpl[] = "/tmp/tgc-gpu-XXXXXX";
+    if (!mkdtemp(tmpl)) {
+      error = "cannot create a temporary directory";
+      return false;
+    }
+    path_ = tmpl;
+    temporary_ = true;
+    return true;
+  }
+  ~WorkDir() {
+    std::error_code ec;
+    if (temporary_)
+      fs::remove_all(path_, ec);
+  }
+  fs::path operator/(const std::string &name) const { return path_ / name; }
+
+private:
+  fs::path path_;
+  bool temporary_ = false;
+};
+
+/// The bytes of a file a toolchain step wrote.
+bool readOutput(const fs::path &path, std::string &out, std::string &error) {
+  std::ifstream f(path, std::ios::binary);
+  out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  if (out.empty())
+    error = "cannot read '" + path.string() + "'";
+  return !out.empty();
+}
+
 /// An HSA code object: every kernel in one module, compiled by LLVM's AMDGPU backend to a relocatable object and
 /// linked by ld.lld into a shared object the HIP runtime loads. (ROCm comgr's link action does the same link, but
-/// Debian's comgr 5.2 rejects gfx942 and gfx1100 and loads a second libLLVM into the compiler: ld.lld is used.)
+/// Debian's comgr 5.2.3 rejects gfx942 and gfx1100 and loads a second libLLVM into the compiler: ld.lld is used.)
 bool amdCodeObject(const ProgramDesc &p, const TargetInfo &t, const std::string &prefix, const fs::path &dir,
                    std::string &code, std::string &error) {
   llvm::LLVMContext ctx;
   llvm::Module m(p.name, ctx);
-  if (!prepareModule(m, t, error))
-    return false;
-  for (const KernelDesc &k : p.kernels) {
-    if (std::string op = unsupportedOnAmd(k.linear); !op.empty()) {
-      error = "kernel " + k.info.name + ": the amd target cannot compile " + op + " yet";
-      return false;
-    }
-    renderKernelLLVM(k.linear, k.info, prefix + k.symbol, m, t.fpContract, LLVMFlavor::AMDGPU);
-  }
-  if (!optimizeModule(m, t, error))
+  if (!gpuModule(p, t, prefix, LLVMFlavor::AMDGPU, m, error))
     return false;
   std::string ir = printModuleIR(m);
   showSource(p.name + ".ll (AMDGPU)", ir);
@@ -222,37 +267,55 @@ bool amdCodeObject(const ProgramDesc &p, const TargetInfo &t, const std::string 
     error = "the amd target needs ld.lld to link code objects (install lld-19)";
     return false;
   }
-  // link in a private temporary directory (or the kernels directory, which keeps the object and the IR)
-  fs::path work = dir;
-  std::error_code ec;
-  if (work.empty()) {
-    char tmpl[] = "/tmp/tgc-amd-XXXXXX";
-    if (!mkdtemp(tmpl)) {
-      error = "cannot create a temporary directory";
-      return false;
-    }
-    work = tmpl;
-  } else if (!writeText(work / (p.name + ".ll"), ir, error)) {
+  WorkDir work;
+  if (!work.open(dir, error) || (!dir.empty() && !writeText(work / (p.name + ".ll"), ir, error)))
+    return false;
+  fs::path obj = work / (p.name + ".o"), hsaco = work / (p.name + ".hsaco");
+  return writeText(obj, object, error) &&
+         run({lld, "-shared", "--no-undefined", obj.string(), "-o", hsaco.string()}, error) &&
+         readOutput(hsaco, code, error);
+}
+
+/// A cubin and its PTX: every kernel in one module, compiled by LLVM's NVPTX backend to PTX, which the CUDA
+/// toolkit's ptxas assembles ahead of time for --gpu-arch. A PTX that ptxas rejects is a compile error with its
+/// message, never a crash.
+bool cudaCubin(const ProgramDesc &p, const TargetInfo &t, const std::string &prefix, const fs::path &dir,
+               std::string &cubin, std::string &ptx, std::string &error) {
+  llvm::LLVMContext ctx;
+  llvm::Module m(p.name, ctx);
+  if (!gpuModule(p, t, prefix, LLVMFlavor::NVPTX, m, error))
+    return false;
+  std::string ir = printModuleIR(m);
+  showSource(p.name + ".ll (NVPTX)", ir);
+  if (!emitAssembly(m, t, ptx, error))
+    return false;
+  showSource(p.name + ".ptx", ptx);
+  std::string ptxas = ptxasAssembler();
+  if (ptxas.empty()) {
+    error = "the cuda target needs ptxas from the CUDA toolkit (not found when tgc was configured; set PTXAS)";
     return false;
   }
-  fs::path obj = work / (p.name + ".o"), hsaco = work / (p.name + ".hsaco");
-  bool ok = writeText(obj, object, error) && run({lld, "-shared", "--no-undefined", obj.string(), "-o", hsaco.string()}, error);
-  if (ok) {
-    std::ifstream f(hsaco, std::ios::binary);
-    code.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    ok = !code.empty();
-    if (!ok)
-      error = "cannot read '" + hsaco.string() + "'";
-  }
-  if (dir.empty())
-    fs::remove_all(work, ec);
-  return ok;
+  WorkDir work;
+  if (!work.open(dir, error) || (!dir.empty() && !writeText(work / (p.name + ".ll"), ir, error)))
+    return false;
+  fs::path ptxFile = work / (p.name + ".ptx"), cubinFile = work / (p.name + ".cubin");
+  if (!writeText(ptxFile, ptx, error) ||
+      !run({ptxas, "-arch=" + t.cpu, "-O3", ptxFile.string(), "-o", cubinFile.string()}, error) ||
+      !readOutput(cubinFile, cubin, error))
+    return false;
+  if (debugLevel() >= 4) // SASS, when the toolkit's disassembler is there
+    if (std::string dis = cuobjdump(); !dis.empty()) {
+      ProcessResult r = runProcess({dis, "-sass", cubinFile.string()});
+      if (r.status == 0)
+        showSource(p.name + ".sass (" + t.cpu + ")", r.output);
+    }
+  return true;
 }
 
 /// The code a GPU program's device loads, and the runtime's name for that device: OpenCL C ("opencl"), or an HSA
 /// code object ("hip"). With `dir`, the kernels' sources are written there too.
 bool gpuCode(const ProgramDesc &p, const TargetInfo &t, const std::string &prefix, const fs::path &dir,
-             std::string &code, std::string &device, std::string &error) {
+             std::string &code, std::string &fallback, std::string &device, std::string &error) {
   if (t.name == "opencl") {
     std::vector<OpenCLKernel> kernels;
     for (const KernelDesc &k : p.kernels)
@@ -265,6 +328,10 @@ bool gpuCode(const ProgramDesc &p, const TargetInfo &t, const std::string &prefi
   if (t.name == "amd") {
     device = "hip";
     return amdCodeObject(p, t, prefix, dir, code, error);
+  }
+  if (t.name == "cuda") {
+    device = "cuda";
+    return cudaCubin(p, t, prefix, dir, code, fallback, error);
   }
   error = "target '" + t.name + "' has no GPU code generator";
   return false;
@@ -306,10 +373,10 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     return writeText(kdir / (k.symbol + ".c"), source, err) &&
            run(cCompile(r, kdir / (k.symbol + ".c"), kdir / (k.symbol + ".o"), ""), err);
   };
-  EmitOptions eo{prefix, r.source, r.library, r.embedWeights, r.weightsFile, "", ""};
+  EmitOptions eo{prefix, r.source, r.library, r.embedWeights, r.weightsFile, "", "", ""};
   std::vector<std::string> objects;
   if (isGpuTarget(r.target)) {
-    if (!gpuCode(p, r.target, prefix, kdir, eo.code, eo.device, error))
+    if (!gpuCode(p, r.target, prefix, kdir, eo.code, eo.fallback, eo.device, error))
       return false;
   } else {
     if (!parallelFor(p.kernels.size(), compileKernel, error))
@@ -317,7 +384,8 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     for (const KernelDesc &k : p.kernels)
       objects.push_back((kdir / (k.symbol + ".o")).string());
   }
-  bool hasWeights = std::any_of(p.buffers.begin(), p.buffers.end(), [](const BufferDesc &b) { return b.kind == TGC_WEIGHT; });
+  bool hasWeights =
+      std::any_of(p.buffers.begin(), p.buffers.end(), [](const BufferDesc &b) { return b.kind == TGC_WEIGHT; });
   if (hasWeights && r.embedWeights) {
     if (!weightsObject(p, r, prefix, out / "weights.o", error))
       return false;
@@ -341,7 +409,8 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   // library: the header, the runtime's header beside it, and one archive with the runtime's objects inside
   if (!writeText(out / (r.name + ".h"), emitHeader(p, eo), error))
     return false;
-  fs::copy_file(fs::path(rt.includeDir) / "tgc_runtime.h", out / "tgc_runtime.h", fs::copy_options::overwrite_existing, ec);
+  fs::copy_file(fs::path(rt.includeDir) / "tgc_runtime.h", out / "tgc_runtime.h", fs::copy_options::overwrite_existing,
+                ec);
   fs::path rtdir = out / "runtime-objects";
   fs::remove_all(rtdir, ec);
   fs::create_directories(rtdir, ec);
@@ -375,7 +444,8 @@ bool replaceable(const fs::path &dir, std::string &error) {
   }
   if (fs::is_empty(dir, ec) || fs::exists(dir / kOutputMarker, ec) || fs::exists(dir / "kernels", ec))
     return true;
-  error = "output directory '" + dir.string() + "' is not empty and was not written by tgc compile (choose another, "
+  error = "output directory '" + dir.string() +
+          "' is not empty and was not written by tgc compile (choose another, "
           "or empty it)";
   return false;
 }
@@ -425,7 +495,7 @@ bool compileProgram(const UOp *root, const CompileRequest &r, std::string &error
 struct JitProgram::Storage {
   Jit jit;
   ProgramDesc desc;
-  std::string code, device;
+  std::string code, fallback, device;
   std::vector<tgc_buffer_info> buffers;
   std::vector<tgc_call_info> calls;
   std::vector<std::vector<int>> args;
@@ -466,18 +536,36 @@ bool JitProgram::build(const UOp *root, const std::string &name, const TargetInf
   for (const CallDesc &c : s.desc.calls) {
     s.args.push_back(c.args);
     const KernelDesc &k = s.desc.kernels[c.kernel];
-    s.calls.push_back({k.info.name.c_str(), fns[c.kernel], int(c.args.size()), s.args.back().data(),
-                       k.info.parallelExtent, k.info.flops, k.info.bytes, nullptr, {}, {}});
+    s.calls.push_back({k.info.name.c_str(),
+                       fns[c.kernel],
+                       int(c.args.size()),
+                       s.args.back().data(),
+                       k.info.parallelExtent,
+                       k.info.flops,
+                       k.info.bytes,
+                       nullptr,
+                       {},
+                       {}});
   }
-  s.program = {s.desc.name.c_str(), int(s.buffers.size()), s.buffers.data(), int(s.calls.size()), s.calls.data(),
-               s.desc.arenaBytes, nullptr, nullptr, nullptr, 0};
+  s.program = {s.desc.name.c_str(),
+               int(s.buffers.size()),
+               s.buffers.data(),
+               int(s.calls.size()),
+               s.calls.data(),
+               s.desc.arenaBytes,
+               nullptr,
+               nullptr,
+               nullptr,
+               0,
+               nullptr,
+               0};
   return true;
 }
 
 /// A GPU program: its device code, and calls naming kernels with their launch sizes.
 bool JitProgram::buildGpu(const TargetInfo &target, std::string &error) {
   Storage &s = *s_;
-  if (!gpuCode(s.desc, target, "", {}, s.code, s.device, error))
+  if (!gpuCode(s.desc, target, "", {}, s.code, s.fallback, s.device, error))
     return false;
   for (const BufferDesc &b : s.desc.buffers)
     s.buffers.push_back({b.kind, b.name.c_str(), runtimeDType(b.dtype), int(b.shape.size()), b.shape.data(), b.bytes,
@@ -487,14 +575,24 @@ bool JitProgram::buildGpu(const TargetInfo &target, std::string &error) {
     s.args.push_back(c.args);
     const KernelDesc &k = s.desc.kernels[c.kernel];
     int params = int(std::min(c.args.size(), k.info.params.size())); // a call may pass buffers no longer read
-    tgc_call_info call{k.info.name.c_str(), nullptr, params, s.args.back().data(), 0, k.info.flops,
-                       k.info.bytes, k.symbol.c_str(), {}, {}};
+    tgc_call_info call{k.info.name.c_str(), nullptr, params, s.args.back().data(), 0, k.info.flops, k.info.bytes,
+                       k.symbol.c_str(),    {},      {}};
     std::copy(k.info.grid, k.info.grid + 3, call.grid);
     std::copy(k.info.block, k.info.block + 3, call.block);
     s.calls.push_back(call);
   }
-  s.program = {s.desc.name.c_str(), int(s.buffers.size()), s.buffers.data(), int(s.calls.size()), s.calls.data(),
-               s.desc.arenaBytes, nullptr, s.device.c_str(), s.code.data(), int64_t(s.code.size())};
+  s.program = {s.desc.name.c_str(),
+               int(s.buffers.size()),
+               s.buffers.data(),
+               int(s.calls.size()),
+               s.calls.data(),
+               s.desc.arenaBytes,
+               nullptr,
+               s.device.c_str(),
+               s.code.data(),
+               int64_t(s.code.size()),
+               s.fallback.empty() ? nullptr : s.fallback.c_str(),
+               int64_t(s.fallback.size())};
   return true;
 }
 

@@ -4,6 +4,8 @@
 
 #include "Target/LLVMBackend.h"
 
+#include "Runtime/CompilerRt.h"
+
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -168,6 +170,16 @@ bool Jit::add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext
       return false;
     }
     jit_ = std::move(*j);
+#if TGC_HAS_TRUNCSFBF2
+    // the backend's bfloat16 rounding call (CompilerRt.cpp), which tgc's own process may not export
+    llvm::orc::SymbolMap helpers;
+    helpers[jit_->mangleAndIntern("__truncsfbf2")] = {llvm::orc::ExecutorAddr::fromPtr(&__truncsfbf2),
+                                                      llvm::JITSymbolFlags::Exported};
+    if (auto err = jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(helpers)))) {
+      error = llvm::toString(std::move(err));
+      return false;
+    }
+#endif
   }
   if (auto err = jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(c)))) {
     error = llvm::toString(std::move(err));

@@ -12,6 +12,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsAMDGPU.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -23,31 +24,21 @@ namespace {
 
 llvm::Type *scalarType(llvm::LLVMContext &c, DType d) {
   switch (d.element().scalar()) {
-  case Scalar::Bool:
-    return llvm::Type::getInt1Ty(c);
+  case Scalar::Bool: return llvm::Type::getInt1Ty(c);
   case Scalar::I8:
-  case Scalar::U8:
-    return llvm::Type::getInt8Ty(c);
+  case Scalar::U8: return llvm::Type::getInt8Ty(c);
   case Scalar::I16:
-  case Scalar::U16:
-    return llvm::Type::getInt16Ty(c);
+  case Scalar::U16: return llvm::Type::getInt16Ty(c);
   case Scalar::I32:
-  case Scalar::U32:
-    return llvm::Type::getInt32Ty(c);
+  case Scalar::U32: return llvm::Type::getInt32Ty(c);
   case Scalar::I64:
   case Scalar::U64:
-  case Scalar::Index:
-    return llvm::Type::getInt64Ty(c);
-  case Scalar::F16:
-    return llvm::Type::getHalfTy(c);
-  case Scalar::BF16:
-    return llvm::Type::getBFloatTy(c);
-  case Scalar::F32:
-    return llvm::Type::getFloatTy(c);
-  case Scalar::F64:
-    return llvm::Type::getDoubleTy(c);
-  default:
-    return llvm::Type::getVoidTy(c);
+  case Scalar::Index: return llvm::Type::getInt64Ty(c);
+  case Scalar::F16: return llvm::Type::getHalfTy(c);
+  case Scalar::BF16: return llvm::Type::getBFloatTy(c);
+  case Scalar::F32: return llvm::Type::getFloatTy(c);
+  case Scalar::F64: return llvm::Type::getDoubleTy(c);
+  default: return llvm::Type::getVoidTy(c);
   }
 }
 
@@ -66,7 +57,8 @@ llvm::Type *memoryType(llvm::LLVMContext &c, DType d) {
 /// Vector accesses are aligned to one element: coalesced lanes start at any element.
 llvm::Align elementAlign(DType d) { return llvm::Align(uint64_t(std::max(1, d.element().bits() / 8))); }
 
-/// AMDGPU address spaces (LLVM's AMDGPUAS): global memory and the work-group's local data share.
+/// GPU address spaces, the same numbers on AMDGPU and NVPTX: global memory and the work-group's local (shared)
+/// memory.
 constexpr unsigned kAmdGlobal = 1;
 constexpr unsigned kAmdLocal = 3;
 
@@ -84,6 +76,10 @@ public:
       amdgpuKernel(fn);
       return;
     }
+    if (flavor == LLVMFlavor::NVPTX) {
+      nvptxKernel(fn);
+      return;
+    }
     llvm::Type *ptr = llvm::PointerType::get(c_, 0);
     llvm::Type *i64 = llvm::Type::getInt64Ty(c_);
     auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr, i64, i64}, false);
@@ -93,6 +89,32 @@ public:
     bufs_ = f_->getArg(0);
     begin_ = f_->getArg(1);
     end_ = f_->getArg(2);
+    entry_ = llvm::BasicBlock::Create(c_, "entry", f_);
+    b_.SetInsertPoint(entry_);
+  }
+
+  /// A PTX kernel (the ptx_kernel calling convention and the nvvm.annotations "kernel" entry) with one global
+  /// pointer per buffer slot and its block size as maxntid.
+  void nvptxKernel(const std::string &fn) {
+    std::vector<llvm::Type *> params(info_.params.size(), llvm::PointerType::get(c_, kAmdGlobal));
+    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), params, false);
+    f_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, fn, mod_);
+    f_->setCallingConv(llvm::CallingConv::PTX_Kernel);
+    f_->addFnAttr(llvm::Attribute::NoUnwind);
+    for (unsigned i = 0; i < params.size(); ++i) {
+      f_->addParamAttr(i, llvm::Attribute::NoAlias);
+      f_->getArg(i)->setName("data" + std::to_string(i));
+    }
+    llvm::NamedMDNode *md = mod_.getOrInsertNamedMetadata("nvvm.annotations");
+    auto entry = [&](const char *key, int64_t v) {
+      llvm::Metadata *ops[] = {llvm::ValueAsMetadata::get(f_), llvm::MDString::get(c_, key),
+                               llvm::ConstantAsMetadata::get(b_.getInt32(uint32_t(v)))};
+      md->addOperand(llvm::MDNode::get(c_, ops));
+    };
+    entry("kernel", 1);
+    entry("maxntidx", info_.block[0]);
+    entry("maxntidy", info_.block[1]);
+    entry("maxntidz", info_.block[2]);
     entry_ = llvm::BasicBlock::Create(c_, "entry", f_);
     b_.SetInsertPoint(entry_);
   }
@@ -157,19 +179,19 @@ private:
     switch (u->op()) {
     case Op::Const:
     case Op::Sink:
-    case Op::Noop:
-      return;
+    case Op::Noop: return;
     case Op::DefineGlobal: {
-      if (flavor_ == LLVMFlavor::AMDGPU) {
+      if (flavor_ != LLVMFlavor::CPU) {
         values_[u] = f_->getArg(unsigned(u->arg().getInt()));
         return;
       }
-      llvm::Value *slot = b_.CreateConstInBoundsGEP1_64(llvm::PointerType::get(c_, 0), bufs_, uint64_t(u->arg().getInt()));
+      llvm::Value *slot =
+          b_.CreateConstInBoundsGEP1_64(llvm::PointerType::get(c_, 0), bufs_, uint64_t(u->arg().getInt()));
       values_[u] = b_.CreateLoad(llvm::PointerType::get(c_, 0), slot, "data" + std::to_string(u->arg().getInt()));
       return;
     }
     case Op::DefineLocal:
-      if (flavor_ == LLVMFlavor::AMDGPU) {
+      if (flavor_ != LLVMFlavor::CPU) {
         localBuffer(u);
         return;
       }
@@ -180,18 +202,10 @@ private:
       values_[u] = eb.CreateAlloca(et, eb.getInt64(uint64_t(u->arg().getTuple()[1].getInt())), "acc");
       return;
     }
-    case Op::Special:
-      values_[u] = b_.CreateIntCast(launchIndex(u), type(u->dtype()), false);
-      return;
-    case Op::Barrier:
-      barrier();
-      return;
-    case Op::Range:
-      openLoop(u);
-      return;
-    case Op::End:
-      closeLoop(u);
-      return;
+    case Op::Special: values_[u] = b_.CreateIntCast(launchIndex(u), type(u->dtype()), false); return;
+    case Op::Barrier: barrier(); return;
+    case Op::Range: openLoop(u); return;
+    case Op::End: closeLoop(u); return;
     case Op::After:
       values_[u] = val(u->src(0));
       if (auto it = valid_.find(u->src(0)); it != valid_.end())
@@ -199,26 +213,15 @@ private:
       if (auto it = base_.find(u->src(0)); it != base_.end())
         base_[u] = it->second;
       return;
-    case Op::Index:
-      index(u);
-      return;
-    case Op::Load:
-      load(u);
-      return;
-    case Op::Store:
-      store(u);
-      return;
-    case Op::Vectorize:
-      values_[u] = vectorize(u);
-      return;
-    case Op::Gep:
-      values_[u] = gep(u);
-      return;
-    default:
-      break;
+    case Op::Index: index(u); return;
+    case Op::Load: load(u); return;
+    case Op::Store: store(u); return;
+    case Op::Vectorize: values_[u] = vectorize(u); return;
+    case Op::Gep: values_[u] = gep(u); return;
+    default: break;
     }
     if (group::elementwise().contains(u->op()) || u->op() == Op::Mulacc) {
-      values_[u] = alu(u);
+      values_[u] = roundsToBF16(u) ? bf16ByFloat(u) : alu(u, args(u), type(u->dtype()));
       return;
     }
     internalError("llvm renderer: cannot render '" + std::string(opName(u->op())) + "'");
@@ -242,15 +245,25 @@ private:
     static const llvm::Intrinsic::ID item[3] = {llvm::Intrinsic::amdgcn_workitem_id_x,
                                                 llvm::Intrinsic::amdgcn_workitem_id_y,
                                                 llvm::Intrinsic::amdgcn_workitem_id_z};
+    static const llvm::Intrinsic::ID ctaid[3] = {llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+                                                 llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+                                                 llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
+    static const llvm::Intrinsic::ID tid[3] = {llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x,
+                                               llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y,
+                                               llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z};
     const std::string &name = u->arg().getString();
     int dim = name.back() - '0';
     bool local = name.rfind("lidx", 0) == 0;
-    llvm::Function *f = llvm::Intrinsic::getDeclaration(&mod_, (local ? item : group)[dim]);
-    return b_.CreateCall(f, {});
+    const llvm::Intrinsic::ID *ids = flavor_ == LLVMFlavor::NVPTX ? (local ? tid : ctaid) : (local ? item : group);
+    return b_.CreateCall(llvm::Intrinsic::getDeclaration(&mod_, ids[dim]), {});
   }
 
   /// Every work-item of the group waits here; local stores before are visible to loads after.
   void barrier() {
+    if (flavor_ == LLVMFlavor::NVPTX) { // bar.sync 0: waits for the block, orders shared memory
+      b_.CreateCall(llvm::Intrinsic::getDeclaration(&mod_, llvm::Intrinsic::nvvm_barrier0), {});
+      return;
+    }
     b_.CreateFence(llvm::AtomicOrdering::Release, c_.getOrInsertSyncScopeID("workgroup"));
     b_.CreateCall(llvm::Intrinsic::getDeclaration(&mod_, llvm::Intrinsic::amdgcn_s_barrier), {});
     b_.CreateFence(llvm::AtomicOrdering::Acquire, c_.getOrInsertSyncScopeID("workgroup"));
@@ -384,8 +397,8 @@ private:
       return from.isFloat() ? b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0))
                             : b_.CreateICmpNE(x, llvm::Constant::getNullValue(x->getType()));
     bool srcSigned = from.isSigned();
-    if (from.element().scalar() == Scalar::F64 && to.element().scalar() == Scalar::BF16)
-      return b_.CreateFPTrunc(roundToOddFloat(x), t); // no __truncdfbf2 in every runtime library; rounds once
+    if (to.element().scalar() == Scalar::BF16 && from.element().scalar() != Scalar::BF16)
+      return floatToBF16(toFloatForBF16(x, from));
     if (from.isFloat() && to.isFloat()) {
       // half <-> bfloat: same width, neither extends the other; through float, which holds both exactly
       if (from.element().itemSize() == 2 && to.element().itemSize() == 2 && from.element() != to.element()) {
@@ -426,6 +439,41 @@ private:
     return b_.CreateSelect(b_.CreateOr(nanA, b_.CreateAnd(b_.CreateNot(nanB), bigger)), a, b);
   }
 
+  /// x as a float that rounds to the same bfloat16 as x: floats and halves exactly, doubles rounded to odd, integers
+  /// through a double (exact up to 2^53)
+  llvm::Value *toFloatForBF16(llvm::Value *x, DType from) {
+    llvm::Type *f32 = llvm::Type::getFloatTy(c_), *f64 = llvm::Type::getDoubleTy(c_);
+    if (auto *vt = llvm::dyn_cast<llvm::VectorType>(x->getType())) {
+      f32 = llvm::VectorType::get(f32, vt->getElementCount());
+      f64 = llvm::VectorType::get(f64, vt->getElementCount());
+    }
+    if (from.element().scalar() == Scalar::F64)
+      return roundToOddFloat(x);
+    if (from.isFloat())
+      return b_.CreateFPExt(x, f32);
+    x = from.isSigned() ? b_.CreateSIToFP(x, f64) : b_.CreateUIToFP(x, f64);
+    return roundToOddFloat(x);
+  }
+
+  /// float -> bfloat16 rounded to nearest even, NaN kept quiet, in integer operations: LLVM lowers fptrunc to bfloat
+  /// to a __truncsfbf2 call on CPUs without AVX512-BF16, which not every runtime library (nor the JIT) provides
+  llvm::Value *floatToBF16(llvm::Value *x) {
+    llvm::Type *i32 = llvm::Type::getInt32Ty(c_), *i16 = llvm::Type::getInt16Ty(c_), *bf = llvm::Type::getBFloatTy(c_);
+    if (auto *vt = llvm::dyn_cast<llvm::VectorType>(x->getType())) {
+      i32 = llvm::VectorType::get(i32, vt->getElementCount());
+      i16 = llvm::VectorType::get(i16, vt->getElementCount());
+      bf = llvm::VectorType::get(bf, vt->getElementCount());
+    }
+    auto k = [&](uint32_t v) { return llvm::ConstantInt::get(i32, v); };
+    llvm::Value *bits = b_.CreateBitCast(x, i32);
+    llvm::Value *high = b_.CreateLShr(bits, k(16));
+    llvm::Value *bias = b_.CreateAdd(k(0x7fff), b_.CreateAnd(high, k(1)));
+    llvm::Value *rounded = b_.CreateLShr(b_.CreateAdd(bits, bias), k(16));
+    llvm::Value *nan = b_.CreateICmpUGT(b_.CreateAnd(bits, k(0x7fffffff)), k(0x7f800000));
+    llvm::Value *r = b_.CreateSelect(nan, b_.CreateOr(high, k(0x40)), rounded);
+    return b_.CreateBitCast(b_.CreateTrunc(r, i16), bf);
+  }
+
   /// double -> float rounded to odd: an inexact result gets its lowest mantissa bit set, so a second rounding (to
   /// bfloat16, 16 fewer bits) rounds as if from the double directly.
   llvm::Value *roundToOddFloat(llvm::Value *x) {
@@ -439,7 +487,8 @@ private:
     llvm::Value *inexact = b_.CreateFCmpONE(back, x);
     llvm::Value *finite = b_.CreateFCmpOEQ(b_.CreateFSub(f, f), llvm::Constant::getNullValue(f32));
     llvm::Value *bits = b_.CreateBitCast(f, i32);
-    llvm::Value *even = b_.CreateICmpEQ(b_.CreateAnd(bits, llvm::ConstantInt::get(i32, 1)), llvm::Constant::getNullValue(i32));
+    llvm::Value *even =
+        b_.CreateICmpEQ(b_.CreateAnd(bits, llvm::ConstantInt::get(i32, 1)), llvm::Constant::getNullValue(i32));
     llvm::Value *away = b_.CreateFCmpOGT(intrinsic(llvm::Intrinsic::fabs, back->getType(), {back}),
                                          intrinsic(llvm::Intrinsic::fabs, x->getType(), {x}));
     llvm::Value *step = b_.CreateSelect(away, llvm::ConstantInt::getSigned(i32, -1), llvm::ConstantInt::get(i32, 1));
@@ -447,27 +496,49 @@ private:
     return b_.CreateBitCast(b_.CreateSelect(fix, b_.CreateAdd(bits, step), bits), f32);
   }
 
-  llvm::Value *alu(const UOp *u) {
-    auto s = [&](size_t i) { return val(u->src(i)); };
+  std::vector<llvm::Value *> args(const UOp *u) {
+    std::vector<llvm::Value *> a;
+    for (const UOp *s : u->src())
+      a.push_back(val(s));
+    return a;
+  }
+
+  /// Arithmetic whose bfloat16 result LLVM computes in float and rounds with fptrunc: a __truncsfbf2 call on CPUs
+  /// without AVX512-BF16. The cpu flavor computes it in float itself and rounds in integer operations (float's 24
+  /// bits are more than 2 * 8 + 2, so rounding twice gives the bfloat16 operation's result).
+  bool roundsToBF16(const UOp *u) const {
+    static const OpSet rounding = {Op::Add,  Op::Sub,  Op::Mul, Op::Mulacc, Op::Fdiv, Op::Recip, Op::Sqrt,
+                                   Op::Exp2, Op::Log2, Op::Sin, Op::Trunc,  Op::Pow,  Op::Neg};
+    return flavor_ == LLVMFlavor::CPU && u->dtype().element().scalar() == Scalar::BF16 && rounding.contains(u->op());
+  }
+
+  llvm::Value *bf16ByFloat(const UOp *u) {
+    llvm::Type *f32 = llvm::Type::getFloatTy(c_);
+    if (auto *vt = llvm::dyn_cast<llvm::VectorType>(type(u->dtype())))
+      f32 = llvm::VectorType::get(f32, vt->getElementCount());
+    std::vector<llvm::Value *> a = args(u);
+    for (llvm::Value *&v : a)
+      v = b_.CreateFPExt(v, f32);
+    if (u->op() == Op::Mulacc) // the product rounds to bfloat16 before the sum, as in the interpreter
+      return floatToBF16(b_.CreateFAdd(b_.CreateFPExt(floatToBF16(b_.CreateFMul(a[0], a[1])), f32), a[2]));
+    return floatToBF16(alu(u, a, f32));
+  }
+
+  /// the elementwise op u on the values `a` of its sources, with result type t
+  llvm::Value *alu(const UOp *u, const std::vector<llvm::Value *> &a, llvm::Type *t) {
+    auto s = [&](size_t i) { return a[i]; };
     DType d = u->op() == Op::Where ? u->src(1)->dtype() : u->src(0)->dtype();
     bool fp = d.isFloat();
     bool sgn = d.isSigned();
-    llvm::Type *t = type(u->dtype());
     switch (u->op()) {
-    case Op::Add:
-      return fp ? b_.CreateFAdd(s(0), s(1)) : b_.CreateAdd(s(0), s(1));
-    case Op::Sub:
-      return fp ? b_.CreateFSub(s(0), s(1)) : b_.CreateSub(s(0), s(1));
-    case Op::Mul:
-      return fp ? b_.CreateFMul(s(0), s(1)) : b_.CreateMul(s(0), s(1));
+    case Op::Add: return fp ? b_.CreateFAdd(s(0), s(1)) : b_.CreateAdd(s(0), s(1));
+    case Op::Sub: return fp ? b_.CreateFSub(s(0), s(1)) : b_.CreateSub(s(0), s(1));
+    case Op::Mul: return fp ? b_.CreateFMul(s(0), s(1)) : b_.CreateMul(s(0), s(1));
     case Op::Mulacc:
       return fp ? b_.CreateFAdd(b_.CreateFMul(s(0), s(1)), s(2)) : b_.CreateAdd(b_.CreateMul(s(0), s(1)), s(2));
-    case Op::Fdiv:
-      return fdiv(s(0), s(1));
-    case Op::Idiv:
-      return sgn ? b_.CreateSDiv(s(0), s(1)) : b_.CreateUDiv(s(0), s(1));
-    case Op::Mod:
-      return sgn ? b_.CreateSRem(s(0), s(1)) : b_.CreateURem(s(0), s(1));
+    case Op::Fdiv: return fdiv(s(0), s(1));
+    case Op::Idiv: return sgn ? b_.CreateSDiv(s(0), s(1)) : b_.CreateUDiv(s(0), s(1));
+    case Op::Mod: return sgn ? b_.CreateSRem(s(0), s(1)) : b_.CreateURem(s(0), s(1));
     case Op::Max:
       if (fp && d.element().itemSize() == 2) // LLVM 19's x86 llvm.maximum on bf16 loses NaNs: compares instead
         return maxBySelect(s(0), s(1));
@@ -478,44 +549,25 @@ private:
       if (fp)
         return b_.CreateFCmpOLT(s(0), s(1));
       return sgn ? b_.CreateICmpSLT(s(0), s(1)) : b_.CreateICmpULT(s(0), s(1));
-    case Op::Cmpne:
-      return fp ? b_.CreateFCmpUNE(s(0), s(1)) : b_.CreateICmpNE(s(0), s(1));
-    case Op::Cmpeq:
-      return fp ? b_.CreateFCmpOEQ(s(0), s(1)) : b_.CreateICmpEQ(s(0), s(1));
-    case Op::And:
-      return b_.CreateAnd(s(0), s(1));
-    case Op::Or:
-      return b_.CreateOr(s(0), s(1));
-    case Op::Xor:
-      return b_.CreateXor(s(0), s(1));
-    case Op::Shl:
-      return b_.CreateShl(s(0), s(1));
-    case Op::Shr:
-      return sgn ? b_.CreateAShr(s(0), s(1)) : b_.CreateLShr(s(0), s(1));
-    case Op::Neg:
-      return fp ? b_.CreateFNeg(s(0)) : b_.CreateNeg(s(0));
-    case Op::Recip:
-      return b_.CreateFDiv(llvm::ConstantFP::get(t, 1.0), s(0));
-    case Op::Sqrt:
-      return intrinsic(llvm::Intrinsic::sqrt, t, {s(0)});
-    case Op::Exp2:
-      return intrinsic(llvm::Intrinsic::exp2, t, {s(0)});
-    case Op::Log2:
-      return intrinsic(llvm::Intrinsic::log2, t, {s(0)});
-    case Op::Sin:
-      return intrinsic(llvm::Intrinsic::sin, t, {s(0)});
-    case Op::Trunc:
-      return intrinsic(llvm::Intrinsic::trunc, t, {s(0)});
-    case Op::Pow:
-      return intrinsic(llvm::Intrinsic::pow, t, {s(0), s(1)});
-    case Op::Where:
-      return b_.CreateSelect(s(0), s(1), s(2));
-    case Op::Cast:
-      return cast(u);
-    case Op::Bitcast:
-      return b_.CreateBitCast(s(0), t);
-    default:
-      internalError("llvm renderer: no LLVM for '" + std::string(opName(u->op())) + "'");
+    case Op::Cmpne: return fp ? b_.CreateFCmpUNE(s(0), s(1)) : b_.CreateICmpNE(s(0), s(1));
+    case Op::Cmpeq: return fp ? b_.CreateFCmpOEQ(s(0), s(1)) : b_.CreateICmpEQ(s(0), s(1));
+    case Op::And: return b_.CreateAnd(s(0), s(1));
+    case Op::Or: return b_.CreateOr(s(0), s(1));
+    case Op::Xor: return b_.CreateXor(s(0), s(1));
+    case Op::Shl: return b_.CreateShl(s(0), s(1));
+    case Op::Shr: return sgn ? b_.CreateAShr(s(0), s(1)) : b_.CreateLShr(s(0), s(1));
+    case Op::Neg: return fp ? b_.CreateFNeg(s(0)) : b_.CreateNeg(s(0));
+    case Op::Recip: return b_.CreateFDiv(llvm::ConstantFP::get(t, 1.0), s(0));
+    case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, t, {s(0)});
+    case Op::Exp2: return intrinsic(llvm::Intrinsic::exp2, t, {s(0)});
+    case Op::Log2: return intrinsic(llvm::Intrinsic::log2, t, {s(0)});
+    case Op::Sin: return intrinsic(llvm::Intrinsic::sin, t, {s(0)});
+    case Op::Trunc: return intrinsic(llvm::Intrinsic::trunc, t, {s(0)});
+    case Op::Pow: return intrinsic(llvm::Intrinsic::pow, t, {s(0), s(1)});
+    case Op::Where: return b_.CreateSelect(s(0), s(1), s(2));
+    case Op::Cast: return cast(u);
+    case Op::Bitcast: return b_.CreateBitCast(s(0), t);
+    default: internalError("llvm renderer: no LLVM for '" + std::string(opName(u->op())) + "'");
     }
   }
 

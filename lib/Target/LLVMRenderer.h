@@ -18,7 +18,9 @@ namespace tgc {
 /// amdgpu_kernel with one `ptr addrspace(1)` per buffer slot, launch indices from the work-group and work-item id
 /// intrinsics, local buffers in LDS (addrspace 3), barriers as s_barrier between work-group fences. The module's
 /// triple and data layout must be set before (register arrays are allocas in the target's alloca address space).
-enum class LLVMFlavor { CPU, AMDGPU };
+/// NVPTX: a ptx_kernel (annotated "kernel" and "maxntid" in nvvm.annotations), ctaid/tid special registers,
+/// shared memory in addrspace 3, barriers as bar.sync 0.
+enum class LLVMFlavor { CPU, AMDGPU, NVPTX };
 
 void renderKernelLLVM(const UOp *linear, const KernelInfo &info, const std::string &function, llvm::Module &m,
                       bool fpContract = false, LLVMFlavor flavor = LLVMFlavor::CPU);

@@ -9,8 +9,8 @@
 #include <llvm/ADT/StringMap.h>
 
 #include <algorithm>
-#include <vector>
 #include <llvm/TargetParser/Host.h>
+#include <vector>
 
 namespace tgc {
 
@@ -48,20 +48,25 @@ std::optional<TargetInfo> gpuTargetFor(const std::string &name, const std::strin
     t.triple = "amdgcn-amd-amdhsa";
     t.cpu = d->gpuArch;
   }
+  if (name == "cuda") {
+    t.triple = "nvptx64-nvidia-cuda";
+    t.cpu = d->gpuArch;
+    t.features = "+ptx80"; // PTX ISA 8.0: sm_90 needs it, CUDA 12 and 13 assemble it
+  }
   t.cflags = "-O2 -fPIC" + (cpu.empty() ? std::string() : " -march=" + cpu);
   return t;
 }
 
 std::optional<TargetInfo> targetFor(const std::string &name, const std::string &cpu, const std::string &features,
                                     std::string &error, const std::string &gpuArch) {
-  if (name == "opencl" || name == "amd")
+  if (name == "opencl" || name == "amd" || name == "cuda")
     return gpuTargetFor(name, cpu, gpuArch, error);
   if (name != "cpu" && name != "c") {
-    error = "unknown target '" + name + "' (available: cpu, c, opencl, amd)";
+    error = "unknown target '" + name + "' (available: cpu, c, opencl, amd, cuda)";
     return std::nullopt;
   }
   if (!gpuArch.empty()) {
-    error = "--gpu-arch applies only to GPU targets (opencl, amd), not '" + name + "'";
+    error = "--gpu-arch applies only to GPU targets (opencl, amd, cuda), not '" + name + "'";
     return std::nullopt;
   }
   TargetInfo t;
@@ -75,7 +80,8 @@ std::optional<TargetInfo> targetFor(const std::string &name, const std::string &
     t.features += std::string(t.features.empty() ? "" : ",") + "+prefer-no-gather,+prefer-no-scatter";
   t.desc = *hostTargetDesc(name);
   setVectorBits(t.desc, vectorBitsOfFeatures(t.features));
-  t.cflags = "-O3 -fwrapv -fno-math-errno -ffp-contract=off -fPIC -march=" + (cpu.empty() ? std::string("native") : cpu);
+  t.cflags =
+      "-O3 -fwrapv -fno-math-errno -ffp-contract=off -fPIC -march=" + (cpu.empty() ? std::string("native") : cpu);
   return t;
 }
 

@@ -12,10 +12,10 @@
 namespace tgc {
 
 struct TargetInfo {
-  std::string name;       // "cpu" (LLVM, in process), "c" (C source, system compiler), "opencl", "amd"
-  std::string triple;     // LLVM target triple
-  std::string cpu;        // CPU name (e.g. znver4), "native" resolved to the host
-  std::string features;   // LLVM feature string (+avx2,+fma,...)
+  std::string name;     // "cpu" (LLVM, in process), "c" (C source, system compiler), "opencl", "amd", "cuda"
+  std::string triple;   // LLVM target triple
+  std::string cpu;      // CPU name (e.g. znver4), "native" resolved to the host
+  std::string features; // LLVM feature string (+avx2,+fma,...)
   /// What the lowering passes know of this target (vector width, vector ALU, memory spaces, limits).
   TargetDesc desc;
   /// Float a*b+c may be fused into one FMA (one rounding): faster, but results differ from the interpreter's in

@@ -67,6 +67,15 @@ std::string cCompiler() { return envOr("CC", buildOr(kBuildCCompiler, "cc").c_st
 std::string cxxCompiler() { return envOr("CXX", buildOr(kBuildCxxCompiler, "c++").c_str()); }
 std::string archiver() { return envOr("AR", "ar"); }
 std::string lldLinker() { return envOr("LLD", kBuildLld); }
+std::string ptxasAssembler() { return envOr("PTXAS", kBuildPtxas); }
+std::string cuobjdump() {
+  std::string ptxas = ptxasAssembler();
+  if (ptxas.empty())
+    return "";
+  fs::path dis = fs::path(ptxas).parent_path() / "cuobjdump";
+  std::error_code ec;
+  return fs::exists(dis, ec) ? dis.string() : "";
+}
 
 static bool usable(const fs::path &lib, const fs::path &inc) {
   std::error_code ec;

@@ -10,7 +10,7 @@
 namespace tgc {
 
 struct ProcessResult {
-  int status = -1; // exit status, or -1 when the program could not run
+  int status = -1;    // exit status, or -1 when the program could not run
   std::string output; // stdout and stderr
 };
 
@@ -23,6 +23,9 @@ std::string cxxCompiler();
 std::string archiver();
 /// ld.lld for AMDGPU code objects (LLD, else the one found at build time); "" when there is none.
 std::string lldLinker();
+/// The CUDA toolkit's ptxas (PTXAS, else the one found at build time) and cuobjdump; "" when there is none.
+std::string ptxasAssembler();
+std::string cuobjdump();
 
 struct RuntimeFiles {
   std::string library;    // libtgcruntime.a

@@ -47,3 +47,20 @@ if opencl_device_available():
     config.available_features.add("opencl")
 if os.path.exists(os.path.join(config.llvm_tools_dir, "ld.lld")):
     config.available_features.add("lld")  # the amd target links code objects with it
+
+
+def cuda_device_available():
+    """The CUDA driver with at least one GPU: tests of the cuda target run on it."""
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
+
+
+if config.tgc_ptxas and os.path.exists(config.tgc_ptxas):
+    config.available_features.add("ptxas")  # the cuda target assembles PTX with it
+if cuda_device_available():
+    config.available_features.add("cuda-driver")

@@ -19,27 +19,33 @@ namespace {
 
 struct Formula {
   Context ctx;
-  const UOp *leaf;
+  const UOp *leaves[2];
   const UOp *result;
   std::vector<const UOp *> order;
 
-  explicit Formula(Op op) {
-    const UOp *buf = ctx.make(Op::DefineGlobal, dt::F32.ptr(), {}, Arg(0));
-    leaf = ctx.make(Op::Load, dt::F32, {ctx.make(Op::Index, dt::F32.ptr(), {buf, ctx.constInt(dt::Index, 0)})});
-    const UOp *root = ctx.make(op, dt::F32, {leaf});
+  /// `op` of one (or, for pow, two) loaded float32 values, decomposed for `target` (default: the cpu)
+  explicit Formula(Op op, const char *target = nullptr) {
+    for (int i = 0; i < 2; ++i) {
+      const UOp *buf = ctx.make(Op::DefineGlobal, dt::F32.ptr(), {}, Arg(int64_t(i)));
+      leaves[i] = ctx.make(Op::Load, dt::F32, {ctx.make(Op::Index, dt::F32.ptr(), {buf, ctx.constInt(dt::Index, 0)})});
+    }
+    const UOp *root =
+        op == Op::Pow ? ctx.make(op, dt::F32, {leaves[0], leaves[1]}) : ctx.make(op, dt::F32, {leaves[0]});
     Module m;
     DiagEngine diags;
     std::map<std::string, int64_t> stats;
-    PassContext pc{m, diags, stats};
+    std::string error;
+    TargetDesc desc = target ? *gpuTargetDesc(target, "", error) : PassContext::defaultTarget();
+    PassContext pc{m, diags, stats, "", desc};
     result = findPass("decompose-transcendentals")->run(root, pc);
     order = toposort(result);
   }
 
-  float eval(float x) {
+  float eval(float x, float y = 0) {
     std::unordered_map<const UOp *, Arg> v;
     for (const UOp *u : order) {
-      if (u == leaf) {
-        v[u] = Arg(double(x));
+      if (u == leaves[0] || u == leaves[1]) {
+        v[u] = Arg(double(u == leaves[0] ? x : y));
         continue;
       }
       if (u->op() == Op::Const) {
@@ -107,8 +113,9 @@ TEST_CASE("log2 polynomial is within 2 ulp of the C library", "[transcendental]"
   Formula f(Op::Log2);
   std::mt19937 rng(2);
   std::uniform_int_distribution<uint32_t> bits(1, 0x7f7fffff); // every positive finite float, denormals too
-  REQUIRE(maxUlps(f, [&](int) { return std::bit_cast<float>(bits(rng)); }, [](double x) { return std::log2(x); },
-                  20000) <= 2);
+  REQUIRE(maxUlps(
+              f, [&](int) { return std::bit_cast<float>(bits(rng)); }, [](double x) { return std::log2(x); }, 20000) <=
+          2);
   REQUIRE(f.eval(1.0f) == 0.0f);
   REQUIRE(f.eval(8.0f) == 3.0f);
   REQUIRE(f.eval(0.0f) == -INFINITY);
@@ -135,4 +142,53 @@ TEST_CASE("sin keeps absolute error small for |x| <= 1e4", "[transcendental]") {
     worst = std::max(worst, std::fabs(double(f.eval(x)) - std::sin(double(x))));
   }
   REQUIRE(worst < 2e-6);
+}
+
+// exp2(y * log2 x) in float32 loses about one ulp of the result per unit of |y * log2 x| (here up to 100): the
+// rounding error of the product is scaled by ln 2 * 2^(y log2 x)
+TEST_CASE("cuda's pow is within 96 ulp of the C library for |y log2 x| <= 100 and keeps C's special cases",
+          "[transcendental]") {
+  Formula f(Op::Pow, "cuda");
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> base(0.0f, 100.0f);
+  std::uniform_real_distribution<float> exponent(-15.0f, 15.0f);
+  int64_t worst = 0;
+  for (int i = 0; i < 20000; ++i) {
+    float x = base(rng);
+    float y = exponent(rng);
+    float want = float(std::pow(double(x), double(y)));
+    if (std::isfinite(want) && std::fabs(want) > 1e-37f)
+      worst = std::max(worst, ulps(f.eval(x, y), want));
+  }
+  REQUIRE(worst <= 96);
+  // a negative base: odd integer powers keep the sign, even ones drop it, others are NaN
+  REQUIRE(std::fabs(f.eval(-2.0f, 3.0f) + 8.0f) < 1e-5f);
+  REQUIRE(std::fabs(f.eval(-2.0f, 2.0f) - 4.0f) < 1e-5f);
+  REQUIRE(std::isnan(f.eval(-2.0f, 0.5f)));
+  REQUIRE(f.eval(-2.0f, 1e30f) == INFINITY); // large floats are even integers
+  struct Case {
+    float x, y, want;
+  };
+  for (Case c :
+       {Case{NAN, 0.0f, 1.0f}, Case{1.0f, NAN, 1.0f}, Case{-1.0f, INFINITY, 1.0f}, Case{-1.0f, -INFINITY, 1.0f},
+        Case{0.0f, 2.0f, 0.0f}, Case{0.0f, -1.0f, INFINITY}, Case{-0.0f, -1.0f, -INFINITY}, Case{-0.0f, 0.5f, 0.0f},
+        Case{-INFINITY, 0.5f, INFINITY}, Case{-INFINITY, 3.0f, -INFINITY}, Case{-INFINITY, -3.0f, -0.0f},
+        Case{0.5f, INFINITY, 0.0f}, Case{2.0f, -INFINITY, 0.0f}}) {
+    INFO("pow(" << c.x << ", " << c.y << ")");
+    float got = f.eval(c.x, c.y);
+    REQUIRE(std::bit_cast<uint32_t>(got) == std::bit_cast<uint32_t>(c.want));
+    REQUIRE(std::bit_cast<uint32_t>(float(std::pow(double(c.x), double(c.y)))) == std::bit_cast<uint32_t>(c.want));
+  }
+  REQUIRE(std::isnan(f.eval(NAN, 1.0f)));
+  REQUIRE(std::isnan(f.eval(2.0f, NAN)));
+}
+
+TEST_CASE("pow stays an op where the target has one", "[transcendental]") {
+  Formula cpu(Op::Pow);
+  REQUIRE(cpu.result->op() == Op::Pow);
+  Formula amd(Op::Pow, "amd"); // decomposed, but to exp2 and log2 ops amd lowers natively
+  bool usesExp2 = false;
+  for (const UOp *u : amd.order)
+    usesExp2 |= u->op() == Op::Exp2;
+  REQUIRE(usesExp2);
 }

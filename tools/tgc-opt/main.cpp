@@ -18,11 +18,16 @@ int main(int argc, char **argv) {
   app.add_flag("--list-passes", o.listPasses, "list every pass with its stages and description");
   app.add_flag("--print-pipeline", o.printPipeline, "print the canonical pipeline text and exit");
   app.add_flag("--print-after-all", o.printAfterAll, "print the IR after every pass (to stderr)");
-  app.add_option("--opts", o.opts, "optimization actions for apply-opts and optimize: upcast:AXIS:AMOUNT,unroll:AXIS:AMOUNT (optimize: none = no actions)");
-  app.add_option("--target", o.target, "target the codegen passes lower for: cpu (default), c, opencl or amd")
-      ->check(CLI::IsMember({"cpu", "c", "opencl", "amd"}));
-  app.add_option("--gpu-arch", o.gpuArch, "GPU the passes lower for (amd: gfx942 (default), gfx90a, gfx1100)");
-  app.add_option("--vector-bits", o.vectorBits, "vector register width the passes assume (128, 256, 512; default: the host's)")
+  app.add_option("--opts", o.opts,
+                 "optimization actions for apply-opts and optimize: upcast:AXIS:AMOUNT,unroll:AXIS:AMOUNT (optimize: "
+                 "none = no actions)");
+  app.add_option("--target", o.target, "target the codegen passes lower for: cpu (default), c, opencl, amd or cuda")
+      ->check(CLI::IsMember({"cpu", "c", "opencl", "amd", "cuda"}));
+  app.add_option(
+      "--gpu-arch", o.gpuArch,
+      "GPU the passes lower for (amd: gfx942 (default), gfx90a, gfx1100; cuda: sm_90 (default), sm_80, sm_89)");
+  app.add_option("--vector-bits", o.vectorBits,
+                 "vector register width the passes assume (128, 256, 512; default: the host's)")
       ->check(CLI::IsMember({128, 256, 512}));
   app.add_flag("--print-after-change", o.printAfterChange, "print the IR after every pass that changed it");
   app.add_option("--print-before", o.printBefore, "print the IR before this pass (repeatable)");

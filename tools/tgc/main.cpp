@@ -16,9 +16,10 @@ int main(int argc, char **argv) {
   app.require_subcommand(1);
   app.fallthrough(); // --debug may also follow the subcommand
   int debug = -1;
-  app.add_option("--debug", debug,
-                 "1 kernels scheduled, 2 per-kernel time, GFLOPS and GB/s, 3 kernel IR, 4 generated source, 5-7 pass and "
-                 "rewrite logs, 8 IR after every pass (or TGC_DEBUG=N)");
+  app.add_option(
+      "--debug", debug,
+      "1 kernels scheduled, 2 per-kernel time, GFLOPS and GB/s, 3 kernel IR, 4 generated source, 5-7 pass and "
+      "rewrite logs, 8 IR after every pass (or TGC_DEBUG=N)");
 
   // CLI11 would read -1 into an unsigned seed as 2^64-1
   CLI::Validator nonNegative(
@@ -28,8 +29,9 @@ int main(int argc, char **argv) {
   CLI::App *runCmd = app.add_subcommand("run", "run a model and write or print its outputs");
   runCmd->add_option("input", run.input, "the .uop model")->required();
   runCmd->add_flag("--interp", run.interp, "use the reference interpreter");
-  runCmd->add_option("--target", run.target, "cpu (LLVM JIT, default) or opencl (built and run on an OpenCL device)")
-      ->check(CLI::IsMember({"cpu", "opencl"}));
+  runCmd
+      ->add_option("--target", run.target, "cpu (LLVM JIT, default), opencl (an OpenCL device) or cuda (an NVIDIA GPU)")
+      ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));
   runCmd->add_option("--input", run.data.inputs, "NAME=FILE.npy (repeatable); other inputs are generated");
   runCmd->add_option("--seed", run.data.seed, "seed of the generated inputs (default 0)")->check(nonNegative);
   runCmd->add_option("--output-dir", run.outputDir, "write each output as DIR/NAME.npy");
@@ -39,29 +41,37 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1, 1024));
   runCmd->add_option("--bench", run.bench, "run N more times and report the min and median time")
       ->check(CLI::Range(1, 1000000));
-  runCmd->add_option_function<std::string>(
-            "--fp-contract", [&](const std::string &v) { run.fpContract = v == "fast"; },
-            "off (default): results round like the interpreter's; fast: a*b+c may fuse into FMAs")
+  runCmd
+      ->add_option_function<std::string>(
+          "--fp-contract", [&](const std::string &v) { run.fpContract = v == "fast"; },
+          "off (default): results round like the interpreter's; fast: a*b+c may fuse into FMAs")
       ->check(CLI::IsMember({"off", "fast"}));
-  runCmd->add_option("--opts", run.opts, "optimization actions replacing the heuristics: upcast:AXIS:AMOUNT,unroll:AXIS:AMOUNT, or none");
+  runCmd->add_option("--opts", run.opts,
+                     "optimization actions replacing the heuristics: upcast:AXIS:AMOUNT,unroll:AXIS:AMOUNT, or none");
 
   tgc::CompileOptions compile;
   CLI::App *compileCmd = app.add_subcommand("compile", "compile a model to an executable or a static library");
   compileCmd->add_option("input", compile.input, "the .uop model")->required();
   compileCmd->add_option("-o,--output", compile.outDir, "output directory")->required();
-  compileCmd->add_option("--target", compile.target,
-                         "cpu (LLVM, default), c (C source, system compiler), opencl (OpenCL C, any OpenCL device) or "
-                         "amd (AMD GPU code object, run through HIP)");
-  compileCmd->add_option("--gpu-arch", compile.gpuArch, "GPU to compile for (amd: gfx942 (default), gfx90a, gfx1100)");
+  compileCmd->add_option(
+      "--target", compile.target,
+      "cpu (LLVM, default), c (C source, system compiler), opencl (OpenCL C, any OpenCL device), "
+      "amd (AMD GPU code object, run through HIP) or cuda (NVIDIA cubin and PTX, run through the CUDA "
+      "driver)");
+  compileCmd->add_option("--gpu-arch", compile.gpuArch,
+                         "GPU to compile for (amd: gfx942 (default), gfx90a, gfx1100; cuda: sm_90 (default), sm_80, "
+                         "sm_89)");
   compileCmd->add_option("--mcpu", compile.cpu, "CPU to compile for (default: this machine's)");
   compileCmd->add_option("--mattr", compile.features, "CPU features, LLVM syntax (+avx2,-avx512f)");
   compileCmd->add_option("--emit", compile.emit, "exe (default): an executable; lib: lib<name>.a and <name>.h");
   compileCmd->add_option("--weights", compile.weights, "embed (default): in the binary; external: read at run time");
   compileCmd->add_option("--name", compile.name, "the model's name (default: the file's)");
-  compileCmd->add_option("--opts", compile.opts, "optimization actions replacing the heuristics, as for tgc run --opts");
-  compileCmd->add_option_function<std::string>(
-                "--fp-contract", [&](const std::string &v) { compile.fpContract = v == "fast"; },
-                "off (default): results round like the interpreter's; fast: a*b+c may fuse into FMAs")
+  compileCmd->add_option("--opts", compile.opts,
+                         "optimization actions replacing the heuristics, as for tgc run --opts");
+  compileCmd
+      ->add_option_function<std::string>(
+          "--fp-contract", [&](const std::string &v) { compile.fpContract = v == "fast"; },
+          "off (default): results round like the interpreter's; fast: a*b+c may fuse into FMAs")
       ->check(CLI::IsMember({"off", "fast"}));
   compileCmd->add_flag("--sanitize-address", compile.sanitize, "build kernels and tables with AddressSanitizer");
 
