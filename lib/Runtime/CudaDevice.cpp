@@ -111,6 +111,8 @@ public:
   }
 
   bool load(const tgc_program_info &p, std::string &error) override {
+    if (!bind(error))
+      return false;
     CUresult r = cuda_.cuModuleLoadData(&module_, p.code);
     if (r != 0 && p.fallback_code) { // the cubin is for another GPU: let the driver compile the PTX
       module_ = nullptr;
@@ -129,7 +131,7 @@ public:
 
   DeviceMemory allocate(size_t bytes, std::string &error) override {
     CUdeviceptr p = 0;
-    if (!check(cuda_.cuMemAlloc(&p, std::max<size_t>(bytes, 1)), "cuMemAlloc", error))
+    if (!bind(error) || !check(cuda_.cuMemAlloc(&p, std::max<size_t>(bytes, 1)), "cuMemAlloc", error))
       return nullptr;
     return reinterpret_cast<DeviceMemory>(uintptr_t(p));
   }
@@ -143,7 +145,9 @@ public:
   }
 
   bool upload(DeviceMemory dst, const void *src, size_t bytes, std::string &error) override {
-    return bytes == 0 || check(cuda_.cuMemcpyHtoDAsync(devicePtr(dst), src, bytes, nullptr), "cuMemcpyHtoD", error);
+    if (bytes == 0)
+      return true;
+    return bind(error) && check(cuda_.cuMemcpyHtoDAsync(devicePtr(dst), src, bytes, nullptr), "cuMemcpyHtoD", error);
   }
 
   /// Returns when the copy is done (pageable host memory): the stream orders it after the launches.
@@ -153,6 +157,8 @@ public:
 
   bool launch(int c, const tgc_call_info &call, const DeviceMemory *args, double *seconds,
               std::string &error) override {
+    if (!bind(error))
+      return false;
     std::vector<void *> params;
     for (int a = 0; a < call.num_args; ++a)
       params.push_back(const_cast<DeviceMemory *>(&args[a]));
@@ -185,6 +191,10 @@ public:
   std::string describe() const override { return "cuda: " + name_; }
 
 private:
+  /// The model may be created on one thread and run on others: the context is made current on each call's thread
+  /// (a thread-local setting, cheap to repeat).
+  bool bind(std::string &error) { return check(cuda_.cuCtxSetCurrent(context_), "cuCtxSetCurrent", error); }
+
   bool check(CUresult e, const std::string &what, std::string &error) {
     if (e == 0)
       return true;
