@@ -60,6 +60,7 @@ llvm::Align elementAlign(DType d) { return llvm::Align(uint64_t(std::max(1, d.el
 /// GPU address spaces, the same numbers on AMDGPU and NVPTX: global memory and the work-group's local (shared)
 /// memory.
 constexpr unsigned kAmdGlobal = 1;
+constexpr uint64_t kGpuParamAlign = 16;
 constexpr unsigned kAmdLocal = 3;
 
 class LLVMKernel {
@@ -101,10 +102,8 @@ public:
     f_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, fn, mod_);
     f_->setCallingConv(llvm::CallingConv::PTX_Kernel);
     f_->addFnAttr(llvm::Attribute::NoUnwind);
-    for (unsigned i = 0; i < params.size(); ++i) {
-      f_->addParamAttr(i, llvm::Attribute::NoAlias);
-      f_->getArg(i)->setName("data" + std::to_string(i));
-    }
+    for (unsigned i = 0; i < params.size(); ++i)
+      gpuParam(i);
     llvm::NamedMDNode *md = mod_.getOrInsertNamedMetadata("nvvm.annotations");
     auto entry = [&](const char *key, int64_t v) {
       llvm::Metadata *ops[] = {llvm::ValueAsMetadata::get(f_), llvm::MDString::get(c_, key),
@@ -128,12 +127,19 @@ public:
     f_->addFnAttr(llvm::Attribute::NoUnwind);
     int64_t items = info_.block[0] * info_.block[1] * info_.block[2];
     f_->addFnAttr("amdgpu-flat-work-group-size", "1," + std::to_string(items));
-    for (unsigned i = 0; i < params.size(); ++i) {
-      f_->addParamAttr(i, llvm::Attribute::NoAlias);
-      f_->getArg(i)->setName("data" + std::to_string(i));
-    }
+    for (unsigned i = 0; i < params.size(); ++i)
+      gpuParam(i);
     entry_ = llvm::BasicBlock::Create(c_, "entry", f_);
     b_.SetInsertPoint(entry_);
+  }
+
+  /// A GPU kernel's buffer parameter: no other parameter aliases it, and it is 16-byte aligned (the runtime's
+  /// device allocations are 256-byte aligned and arena views start at 64-byte offsets), so the backends may load
+  /// and store 4 floats at once where the index is a multiple of 4.
+  void gpuParam(unsigned i) {
+    f_->addParamAttr(i, llvm::Attribute::NoAlias);
+    f_->addParamAttr(i, llvm::Attribute::getWithAlignment(c_, llvm::Align(kGpuParamAlign)));
+    f_->getArg(i)->setName("data" + std::to_string(i));
   }
 
   void render() {
