@@ -15,12 +15,13 @@ stage fails the same way) and written to WORK/failures/seed-N.uop.
 
 Usage:
   random_programs.py --bin BUILD/bin --work DIR [--seeds N] [--start S] [--time SECONDS] [--jobs J]
-                     [--stages interp,jit,cpu,c,semantics[,opencl,semantics-gpu]] [--no-minimize]
+                     [--stages interp,jit,cpu,c,semantics[,opencl,semantics-gpu,semantics-cuda,semantics-amd,compile-cuda,compile-amd]] [--no-minimize]
 Ends with 'random programs: N passed, N skipped, N failed'; exit status 1 when any failed.
 """
 import argparse
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,7 +39,10 @@ SEMANTICS_TIMEOUT = 600
 ALL_STAGES = ["interp", "jit", "cpu", "c", "semantics"]
 # Not in the default set (about 1 s per program to build OpenCL C with PoCL): "opencl", the GPU pipeline run by
 # `tgc run --target opencl`, and "semantics-gpu", --check-semantics with the codegen passes lowering for opencl.
-EXTRA_STAGES = ["opencl", "semantics-gpu"]
+# "semantics-cuda" and "semantics-amd" lower for those targets (cuda: transcendentals and pow as polynomials);
+# "compile-cuda" and "compile-amd" compile for them (ptxas and ld.lld accept the code; nothing runs, and a
+# target's documented "cannot compile ... yet" passes).
+EXTRA_STAGES = ["opencl", "semantics-gpu", "semantics-cuda", "semantics-amd", "compile-cuda", "compile-amd"]
 
 
 def run(cmd, timeout=TIMEOUT):
@@ -105,8 +109,15 @@ def check(prog, work, stages, seed=1):
     for stage in stages:
         if stage == "interp":
             continue
-        if stage in ("semantics", "semantics-gpu"):
-            target = ["--target", "opencl"] if stage == "semantics-gpu" else []
+        if stage.startswith("compile-"):
+            rc, out = run([TGC, "compile", uop, "-o", os.path.join(work, stage), "--target", stage[8:], "--name",
+                           "model"])
+            if rc != 0 and not (rc == 1 and re.search(r"target cannot compile .* yet", out)):
+                return "fail", stage, "compile " + kind(rc) + ": " + tail(out)
+            continue
+        if stage.startswith("semantics"):
+            gpu = {"semantics-gpu": "opencl", "semantics-cuda": "cuda", "semantics-amd": "amd"}.get(stage)
+            target = ["--target", gpu] if gpu else []
             rc, out = run([TGC_OPT, uop, "--passes=lower-tensors,codegen", "--check-semantics", "--check-seed",
                            str(seed), "-o", os.devnull] + target, SEMANTICS_TIMEOUT)
             if rc == 1 and "undefined result" in out:
