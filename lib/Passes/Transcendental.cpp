@@ -10,6 +10,8 @@
 //         log2(m) = 2/ln2 * atanh(t), t = (m-1)/(m+1), by its odd series to t^9. -inf at 0, NaN below 0, inf at inf.
 //   sin:  q = round(x * 2/pi), r = x - q*pi/2 with pi/2 in three parts (Cody-Waite), then the sine or cosine
 //         series of r by the quadrant q mod 4. Inf, NaN and |x| > 1.6e7 give NaN.
+//   pow:  where the target has none, exp2(y * log2|x|) with C's special cases, then as above (<= 96 ulp for
+//         |y log2 x| <= 100).
 // float16 and bfloat16 compute in float32 and round once; float64 keeps the native operation. Only kernel-level
 // (unshaped) ops are rewritten: the pass runs after rangeify.
 
@@ -17,6 +19,7 @@
 #include "Passes/Pass.h"
 
 #include <cmath>
+#include <vector>
 
 namespace tgc {
 namespace {
@@ -136,12 +139,12 @@ F absf(const F &x) {
 }
 
 /// C's powf as exp2(y * log2|x|): a negative x takes the sign of odd integer powers and gives NaN for non-integer
-/// ones; pow(x, 0), pow(1, y) and pow(-1, +-inf) are 1. `native` keeps exp2 and log2 as ops for the renderer.
-F powf(const F &x, const F &y, bool native) {
+/// ones; pow(x, 0), pow(1, y) and pow(-1, +-inf) are 1. exp2 and log2 stay ops, for the target or for the polynomials.
+F powf(const F &x, const F &y) {
   F ax = absf(x);
   F ay = absf(y);
-  F l = native ? unary(Op::Log2, ax) : log2f(ax);
-  F r = native ? unary(Op::Exp2, y * l) : exp2f(y * l);
+  F l = unary(Op::Log2, ax);
+  F r = unary(Op::Exp2, y * l);
   F integer = unary(Op::Trunc, y).eq(y);
   // floats from 2^24 up are even integers; below, the integer's low bit says odd
   F low = clampDefined(y, -16777216.0, 16777216.0).cast(dt::I32);
@@ -155,33 +158,29 @@ F powf(const F &x, const F &y, bool native) {
   return one.where(x.c(1), r);
 }
 
-const UOp *decompose(const Match &m) {
-  const UOp *u = m.root();
+/// u computed by `f` on its sources in float32 (float16 and bfloat16 are widened and the result rounded once);
+/// nullptr for float64, which keeps the op, and for tensor-level or vector ops
+template <typename Fn> const UOp *inFloat32(const UOp *u, Fn f) {
   DType d = u->dtype();
   if (u->hasShape() || d.isVector() ||
       (d.scalar() != Scalar::F32 && d.scalar() != Scalar::F16 && d.scalar() != Scalar::BF16))
     return nullptr;
-  F x = u->src(0);
-  if (d.scalar() != Scalar::F32)
-    x = x.cast(dt::F32);
-  F r = u->op() == Op::Exp2 ? exp2f(x) : u->op() == Op::Log2 ? log2f(x) : sinf(x);
+  std::vector<F> x;
+  for (const UOp *s : u->src())
+    x.push_back(d.scalar() == Scalar::F32 ? F(s) : F(s).cast(dt::F32));
+  F r = f(x);
   return d.scalar() == Scalar::F32 ? r.u() : r.cast(d).u();
 }
 
-/// pow of float32, float16 or bfloat16 (computed in float32); float64 is left to the target
-const UOp *decomposePow(const UOp *u, bool native) {
-  DType d = u->dtype();
-  if (u->hasShape() || d.isVector() ||
-      (d.scalar() != Scalar::F32 && d.scalar() != Scalar::F16 && d.scalar() != Scalar::BF16))
-    return nullptr;
-  F x = u->src(0);
-  F y = u->src(1);
-  if (d.scalar() != Scalar::F32) {
-    x = x.cast(dt::F32);
-    y = y.cast(dt::F32);
-  }
-  F r = powf(x, y, native);
-  return d.scalar() == Scalar::F32 ? r.u() : r.cast(d).u();
+const UOp *decompose(const Match &m) {
+  Op op = m.root()->op();
+  return inFloat32(m.root(), [op](const std::vector<F> &x) {
+    return op == Op::Exp2 ? exp2f(x[0]) : op == Op::Log2 ? log2f(x[0]) : sinf(x[0]);
+  });
+}
+
+const UOp *decomposePow(const Match &m) {
+  return inFloat32(m.root(), [](const std::vector<F> &x) { return powf(x[0], x[1]); });
 }
 
 } // namespace
@@ -190,14 +189,11 @@ const UOp *runDecomposeTranscendentals(const UOp *root, PassContext &pc) {
   static const PatternMatcher pm("decompose-transcendentals",
                                  {{UPat::any({Op::Exp2, Op::Log2, Op::Sin}), decompose,
                                    "exp2/log2/sin(x) -> range reduction + polynomial (float32 arithmetic)"}});
-  static const PatternMatcher powNative(
-      "decompose-pow", {{UPat::any({Op::Pow}), [](const Match &m) { return decomposePow(m.root(), true); },
-                         "pow(x, y) -> exp2(y * log2|x|) with C's sign and special cases"}});
-  static const PatternMatcher powPoly(
-      "decompose-pow", {{UPat::any({Op::Pow}), [](const Match &m) { return decomposePow(m.root(), false); },
-                         "pow(x, y) -> exp2(y * log2|x|), both as polynomials"}});
+  static const PatternMatcher powRule(
+      "decompose-pow",
+      {{UPat::any({Op::Pow}), decomposePow, "pow(x, y) -> exp2(y * log2|x|) with C's sign and special cases"}});
   if (!pc.target.nativePow)
-    root = graphRewrite(root, pc.target.nativeTranscendentals ? powNative : powPoly);
+    root = graphRewrite(root, powRule); // its exp2 and log2 are decomposed below where the target has none
   if (pc.target.nativeTranscendentals)
     return root; // the renderer has exact-enough versions of its own
   return graphRewrite(root, pm);
