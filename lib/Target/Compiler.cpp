@@ -204,14 +204,14 @@ bool gpuModule(const ProgramDesc &p, const TargetInfo &t, const std::string &pre
   return optimizeModule(m, t, error);
 }
 
-/// Where a GPU toolchain step writes its files: the kernels directory (which keeps them), or a private temporary
-/// directory removed afterwards.
+/// Where a GPU toolchain step writes its files: the kernels directory, which keeps them and the module's IR, or a
+/// private temporary directory removed afterwards.
 class WorkDir {
 public:
-  bool open(const fs::path &dir, std::string &error) {
+  bool open(const fs::path &dir, const std::string &name, const std::string &ir, std::string &error) {
     path_ = dir;
     if (!dir.empty())
-      return true;
+      return writeText(dir / (name + ".ll"), ir, error);
     char tmpl[] = "/tmp/tgc-gpu-XXXXXX";
     if (!mkdtemp(tmpl)) {
       error = "cannot create a temporary directory";
@@ -268,7 +268,7 @@ bool amdCodeObject(const ProgramDesc &p, const TargetInfo &t, const std::string 
     return false;
   }
   WorkDir work;
-  if (!work.open(dir, error) || (!dir.empty() && !writeText(work / (p.name + ".ll"), ir, error)))
+  if (!work.open(dir, p.name, ir, error))
     return false;
   fs::path obj = work / (p.name + ".o"), hsaco = work / (p.name + ".hsaco");
   return writeText(obj, object, error) &&
@@ -296,7 +296,7 @@ bool cudaCubin(const ProgramDesc &p, const TargetInfo &t, const std::string &pre
     return false;
   }
   WorkDir work;
-  if (!work.open(dir, error) || (!dir.empty() && !writeText(work / (p.name + ".ll"), ir, error)))
+  if (!work.open(dir, p.name, ir, error))
     return false;
   fs::path ptxFile = work / (p.name + ".ptx"), cubinFile = work / (p.name + ".cubin");
   if (!writeText(ptxFile, ptx, error) ||
