@@ -6,10 +6,11 @@ Three steps, so that only compiled executables and shell travel to the GPU:
                                       reference interpreter's outputs (seed 1), and put the stripped executables and
                                       run.sh in DIR/device/ (what travels: about 30 MB)
   bash DIR/device/run.sh OUT          on the GPU: run each executable (seed 1) into OUT/, then time the examples,
-                                      the fp32 and fp16 4096^3 GEMMs (kernel time) and cuBLAS on the same GEMMs
+                                      the fp32 and fp16 4096^3 GEMMs (kernel time) and cuBLAS on the same GEMMs,
+                                      and the batch-128 mnist CNN (f32, f16) on cuda and on the cpu target
   compare DIR OUT                     here: compare OUT/ with the references, as check_backends.py does; prints
-                                      `cuda: N programs agree, M failed`, the examples' run times and the GEMM
-                                      table (TFLOPS, ratio to cuBLAS)
+                                      `cuda: N programs agree, M failed`, the examples' run times, the GEMM
+                                      table (TFLOPS, ratio to cuBLAS) and the CNN table (cuda against cpu)
 """
 import json
 import re
@@ -22,6 +23,7 @@ from check_backends import compare, compile_for, run, tensor_programs  # noqa: E
 
 EXAMPLES = ["mlp", "mnist_cnn", "transformer_block", "matmul"]
 GEMMS = ["gemm4096_f32", "gemm4096_f16"]  # bench/models/, timed per kernel (TGC_DEBUG=2) against cuBLAS
+CNNS = ["mnist_cnn_b128", "mnist_cnn_b128_f16"]  # bench/models/, timed on cuda and on the cpu target (all cores)
 CUDA_INCLUDE = "/usr/local/cuda/include"
 
 
@@ -62,6 +64,16 @@ def prepare(src, tgc, work, arch):
         if error:
             sys.exit(f"gpu_check: {g}: {error}")
         ship(os.path.join(work, g, "model"), os.path.join(work, "device", g))
+    for c in CNNS:  # the GPU machine's CPU is not this one: the cpu target is compiled for x86-64-v3 (AVX2)
+        uop = os.path.join(work, f"{c}.uop")
+        shutil.copy(os.path.join(src, "bench", "models", f"{c}.uop"), uop)
+        run([tgc, "weights", uop])
+        for target, flags in ((f"cuda:{arch}", []), ("cpu", ["--mcpu", "x86-64-v3"])):
+            name = f"{c}-{target.split(':')[0]}"
+            error = compile_for(tgc, uop, os.path.join(work, name), target, flags)
+            if error:
+                sys.exit(f"gpu_check: {name}: {error}")
+            ship(os.path.join(work, name, "model"), os.path.join(work, "device", name))
     cublas = os.path.exists(os.path.join(CUDA_INCLUDE, "cublas_v2.h"))
     if cublas:
         r = run([os.environ.get("CXX", "c++"), "-std=c++17", "-O2", f"-I{CUDA_INCLUDE}",
@@ -82,6 +94,9 @@ def prepare(src, tgc, work, arch):
             f.write(f'timeout 120 ./bench-{m} --seed 1 --bench 50 > "$out/bench-{m}.txt" 2>&1\n')
         for g in GEMMS:
             f.write(f'TGC_DEBUG=2 timeout 120 ./{g} --seed 1 --bench 10 > "$out/{g}.txt" 2>&1\n')
+        for c in CNNS:
+            for t in ("cuda", "cpu"):
+                f.write(f'timeout 120 ./{c}-{t} --seed 1 --bench 20 > "$out/{c}-{t}.txt" 2>&1\n')
         if cublas:
             f.write('export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:/usr/local/cuda/lib64"\n'
                     'timeout 120 ./cublas_gemm 4096 20 > "$out/cublas.txt" 2>&1\n')
@@ -110,6 +125,7 @@ def compare_all(work, out):
             lines = [ln for ln in open(path).read().splitlines() if ln.strip()]
             print(f"bench {m}: {lines[-1] if lines else 'no output'}")
     gemm_table(out)
+    cnn_table(out)
     print(f"cuda ({manifest['arch']}): {ok} programs agree with the interpreter, {failed} failed")
     return 1 if failed or ok == 0 else 0
 
@@ -146,6 +162,24 @@ def gemm_table(out):
         ref = f"{base:9.3f}  {flops / base / 1e9:13.2f}" if base else "      n/a            n/a"
         ratio = f"{base / ms:9.2f}x" if ms and base else "       n/a"
         print(f"{dt:<14}  {tgc}  {ref}  {ratio}")
+
+
+def median_ms(path):
+    """the median of a `--bench` run (`bench: N runs, min A ms, median B ms`), or None"""
+    if not os.path.exists(path):
+        return None
+    m = re.search(r"median ([0-9.]+) ms", open(path).read())
+    return float(m.group(1)) if m else None
+
+
+def cnn_table(out):
+    """the beautiful_mnist CNN at batch 128: cuda against the cpu target on the GPU machine (whole runs)"""
+    print("mnist CNN b128         cuda ms    cpu ms  cpu/cuda")
+    for c in CNNS:
+        gpu, cpu = median_ms(os.path.join(out, f"{c}-cuda.txt")), median_ms(os.path.join(out, f"{c}-cpu.txt"))
+        cells = [f"{gpu:9.3f}" if gpu else "      n/a", f"{cpu:9.3f}" if cpu else "      n/a",
+                 f"{cpu / gpu:8.1f}x" if gpu and cpu else "     n/a"]
+        print(f"{c:<20}  {'  '.join(cells)}")
 
 
 def main():

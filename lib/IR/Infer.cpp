@@ -75,6 +75,10 @@ std::optional<DType> inferDType(Op op, std::span<const UOp *const> src, const Ar
   case Op::Noop:
   case Op::After:
     return src.empty() ? dt::Void : src[0]->dtype();
+  case Op::Wmma:
+    if (src.size() != 4)
+      break;
+    return src[2]->dtype();
   case Op::Const:
   case Op::Input:
   case Op::Weight:

@@ -5,6 +5,7 @@
 #include "IR/Verifier.h"
 
 #include "IR/Infer.h"
+#include "IR/TensorCore.h"
 
 #include <cmath>
 #include <map>
@@ -16,12 +17,9 @@ namespace tgc {
 
 std::string_view stageName(Stage s) {
   switch (s) {
-  case Stage::Tensor:
-    return "tensor";
-  case Stage::Kernel:
-    return "kernel";
-  case Stage::Program:
-    return "program";
+  case Stage::Tensor: return "tensor";
+  case Stage::Kernel: return "kernel";
+  case Stage::Program: return "program";
   }
   return "?";
 }
@@ -64,8 +62,7 @@ bool isNumeric(DType d) { return d.isInt() || d.isFloat(); }
 std::string sameAsOperands(const UOp *u, size_t first) {
   for (size_t i = first; i < u->numSrc(); ++i)
     if (u->src(i)->dtype() != u->dtype())
-      return "operand #" + std::to_string(i) + " has dtype " + dt(u->src(i)->dtype()) + ", expected " +
-             dt(u->dtype());
+      return "operand #" + std::to_string(i) + " has dtype " + dt(u->src(i)->dtype()) + ", expected " + dt(u->dtype());
   return "";
 }
 
@@ -206,9 +203,9 @@ std::string checkReduceAxis(const UOp *u) {
 }
 
 std::string checkComposite(const UOp *u) {
-  static const OpSet floatOnly = {Op::Sigmoid, Op::Tanh,    Op::Gelu,      Op::Silu,      Op::Exp,
-                                  Op::Log,     Op::Softmax, Op::LogSoftmax, Op::Logsumexp, Op::Mean,
-                                  Op::Var,     Op::Layernorm, Op::Batchnorm, Op::Rmsnorm, Op::AvgPool2d};
+  static const OpSet floatOnly = {Op::Sigmoid, Op::Tanh,      Op::Gelu,       Op::Silu,      Op::Exp,
+                                  Op::Log,     Op::Softmax,   Op::LogSoftmax, Op::Logsumexp, Op::Mean,
+                                  Op::Var,     Op::Layernorm, Op::Batchnorm,  Op::Rmsnorm,   Op::AvgPool2d};
   if (floatOnly.contains(u->op()) && !u->dtype().isFloat())
     return "needs a float dtype, has " + dt(u->dtype());
   if (u->dtype().isBool() && u->op() != Op::Concat && u->op() != Op::Gather)
@@ -227,8 +224,7 @@ std::string checkCopy(const UOp *u) {
 std::string checkTensorSink(const UOp *u) {
   for (const UOp *s : u->src())
     if (s->op() != Op::Output)
-      return "operands of a tensor-level 'sink' must be 'output' nodes, found '" + std::string(opName(s->op())) +
-             "'";
+      return "operands of a tensor-level 'sink' must be 'output' nodes, found '" + std::string(opName(s->op())) + "'";
   return "";
 }
 
@@ -267,8 +263,8 @@ std::string checkEndsRanges(const UOp *u) {
     if (u->src(i)->op() != Op::Range)
       return "operand #" + std::to_string(i) + " must be a 'range'";
   if (u->op() == Op::Reduce) {
-    bool ok = u->arg().isOp() && (u->arg().getOp() == Op::Add || u->arg().getOp() == Op::Mul ||
-                                  u->arg().getOp() == Op::Max);
+    bool ok =
+        u->arg().isOp() && (u->arg().getOp() == Op::Add || u->arg().getOp() == Op::Mul || u->arg().getOp() == Op::Max);
     if (!ok)
       return "arg must be add, mul or max";
     return u->dtype() == u->src(0)->dtype() ? "" : "dtype must equal its value's";
@@ -338,6 +334,23 @@ std::string checkGep(const UOp *u) {
       return "lane " + std::to_string(l) + " is out of range for " + dt(v);
   DType want = v.element().vec(uint16_t(u->arg().getTuple().size()));
   return u->dtype() == want ? "" : "result must be " + dt(want);
+}
+
+/// wmma(a, b, c, lane) [shape]: fragments of the shape's sizes, f16 or bf16 inputs, f32 accumulator; the lane is
+/// an index (the range or launch index that numbers the warp's lanes).
+std::string checkWmma(const UOp *u) {
+  const TensorCore *tc = u->arg().isString() ? findTensorCore(u->arg().getString()) : nullptr;
+  if (!tc)
+    return "arg must name a tensor core shape (m16n8k16)";
+  DType in = u->src(0)->dtype().element();
+  if (!tc->takes(in))
+    return "inputs must be f16 or bf16, not " + dt(in);
+  DType a = in.vec(uint16_t(tc->aElems)), b = in.vec(uint16_t(tc->bElems)), c = dt::F32.vec(uint16_t(tc->cElems));
+  if (u->src(0)->dtype() != a || u->src(1)->dtype() != b || u->src(2)->dtype() != c)
+    return "operands must be " + dt(a) + ", " + dt(b) + " and " + dt(c);
+  if (!u->src(3)->dtype().isInt() || u->src(3)->dtype().isVector())
+    return "operand #3 must be the lane index";
+  return u->dtype() == c ? "" : "result must be " + dt(c);
 }
 
 std::string checkVoid(const UOp *u) { return u->dtype().isVoid() ? "" : "must be void"; }
@@ -413,10 +426,8 @@ std::string checkLinear(const UOp *u) {
 
 const std::vector<VerifyRule> &sharedRules() {
   static const std::vector<VerifyRule> rules = {
-      {group::unary(), checkUnary},
-      {group::binary(), checkBinary},
-      {group::ternary(), checkTernary},
-      {OpSet::ofGroup(OpGroup::Cast), checkCast},
+      {group::unary(), checkUnary},     {group::binary(), checkBinary},
+      {group::ternary(), checkTernary}, {OpSet::ofGroup(OpGroup::Cast), checkCast},
       {{Op::Const}, checkConst},
   };
   return rules;
@@ -445,6 +456,7 @@ const std::vector<VerifyRule> &kernelRules() {
       {{Op::Store}, checkStore},
       {{Op::Vectorize}, checkVectorize},
       {{Op::Gep}, checkGep},
+      {{Op::Wmma}, checkWmma},
       {{Op::Sink, Op::Barrier, Op::If, Op::Endif}, checkVoid},
       {{Op::Linear}, checkKernelLinear},
       {{Op::After}, checkAfter},
@@ -463,12 +475,9 @@ const std::vector<VerifyRule> &programRules() {
 
 uint32_t stageFlag(Stage s) {
   switch (s) {
-  case Stage::Tensor:
-    return opflag::T;
-  case Stage::Kernel:
-    return opflag::K;
-  case Stage::Program:
-    return opflag::P;
+  case Stage::Tensor: return opflag::T;
+  case Stage::Kernel: return opflag::K;
+  case Stage::Program: return opflag::P;
   }
   return 0;
 }
@@ -545,8 +554,9 @@ private:
     for (const UOp *u : order) {
       if (!u->arg().isString())
         continue;
-      auto *seen = u->op() == Op::Output ? &outputs : (u->op() == Op::Input || u->op() == Op::Weight) ? &inputs
-                                                                                                       : nullptr;
+      auto *seen = u->op() == Op::Output                             ? &outputs
+                   : (u->op() == Op::Input || u->op() == Op::Weight) ? &inputs
+                                                                     : nullptr;
       if (!seen)
         continue;
       auto [it, fresh] = seen->emplace(u->arg().getString(), u);

@@ -18,14 +18,15 @@
 #include "Interp/Internal.h"
 
 #include "IR/Eval.h"
+#include "IR/TensorCore.h"
 #include "IR/UOp.h"
 #include "Passes/Linearize.h"
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <optional>
-#include <limits>
 #include <unordered_map>
 
 namespace tgc::interp {
@@ -33,8 +34,8 @@ namespace {
 
 /// A value during kernel execution: lanes of data, or a pointer into a buffer.
 struct Val {
-  Arg scalar;              // lane 0
-  std::vector<Arg> more;   // lanes 1.. of a vector
+  Arg scalar;            // lane 0
+  std::vector<Arg> more; // lanes 1.. of a vector
   int buffer = -1;
   int64_t offset = 0;
   bool valid = true;
@@ -55,6 +56,43 @@ bool rangeBefore(const UOp *a, const UOp *b) {
   if (ia != ib)
     return ia < ib;
   return UOp::structuralLess(a, b);
+}
+
+/// D = A * B + C of one warp from the fragments of its lanes (tc's layout): each D element is C plus the exact sum of
+/// the products, rounded to f32 once.
+std::vector<Val> warpMma(const TensorCore &tc, const std::vector<Val> &a, const std::vector<Val> &b,
+                         const std::vector<Val> &c) {
+  std::vector<double> A(size_t(tc.m * tc.k)), B(size_t(tc.k * tc.n)), C(size_t(tc.m * tc.n));
+  for (int l = 0; l < tc.warp; ++l) {
+    for (int j = 0; j < tc.aElems; ++j)
+      A[size_t(tc.a(j).first.at(l) * tc.k + tc.a(j).second.at(l))] = toDouble(a[size_t(l)].lane(size_t(j)));
+    for (int j = 0; j < tc.bElems; ++j)
+      B[size_t(tc.b(j).first.at(l) * tc.n + tc.b(j).second.at(l))] = toDouble(b[size_t(l)].lane(size_t(j)));
+    for (int j = 0; j < tc.cElems; ++j)
+      C[size_t(tc.c(j).first.at(l) * tc.n + tc.c(j).second.at(l))] = toDouble(c[size_t(l)].lane(size_t(j)));
+  }
+  std::vector<Val> d(size_t(tc.warp));
+  for (int l = 0; l < tc.warp; ++l) {
+    for (int j = 0; j < tc.cElems; ++j) {
+      int row = tc.c(j).first.at(l), col = tc.c(j).second.at(l);
+      double sum = C[size_t(row * tc.n + col)];
+      for (int kk = 0; kk < tc.k; ++kk)
+        sum += A[size_t(row * tc.k + kk)] * B[size_t(kk * tc.n + col)];
+      d[size_t(l)].push(fromDouble(sum, dt::F32));
+    }
+  }
+  return d;
+}
+
+/// The tensor core of a wmma node, and its lane operand checked: a range or launch index counting the warp.
+const TensorCore &wmmaShape(const UOp *u) {
+  const TensorCore *tc = findTensorCore(u->arg().getString());
+  const UOp *lane = u->src(3);
+  bool counts = (lane->op() == Op::Range || lane->op() == Op::Special) && lane->src(0)->isConst() &&
+                lane->src(0)->constInt() == tc->warp;
+  if (!counts)
+    fail(where(u) + " needs a lane operand that is a range or launch index of " + std::to_string(tc->warp) + " values");
+  return *tc;
 }
 
 class Kernel {
@@ -86,7 +124,8 @@ public:
   void runLinear(const UOp *linear) {
     start(linear);
     if (resume())
-      fail(where(list_[pc_ - 1]) + " is a barrier, but the kernel is not run as a launch of work-items");
+      fail(where(atWmma() ? list_[pc_] : list_[pc_ - 1]) + " is " + (atWmma() ? "a wmma" : "a barrier") +
+           ", but the kernel is not run as a launch of work-items");
   }
 
   /// Begin a run of a linearized kernel from its first op (values of an earlier run are forgotten).
@@ -131,23 +170,20 @@ public:
         loops_.pop_back();
         continue;
       }
-      case Op::Store:
-        store(i);
-        continue;
+      case Op::Store: store(i); continue;
       case Op::Barrier:
         if (!loops_.empty())
           fail(where(u) + " is inside the loop of " + where(nodes_[size_t(loops_.back().first)]));
         ++pc_;
         return true;
-      case Op::Sink:
-        continue;
+      case Op::Wmma: // the launch computes it for the whole warp (finishWmma)
+        return true;
+      case Op::Sink: continue;
       case Op::Noop:
         if (u->dtype().isVoid())
           continue; // a group of effects, each run where the list has it
         [[fallthrough]];
-      default:
-        value_[size_t(i)] = compute(i);
-        stamp_[size_t(i)] = ++clock_;
+      default: value_[size_t(i)] = compute(i); stamp_[size_t(i)] = ++clock_;
       }
     }
     if (!loops_.empty())
@@ -155,8 +191,22 @@ public:
     return false;
   }
 
-  /// Where the machine stopped (the op after the last barrier it passed).
+  /// Where the machine stopped (the op after the last barrier it passed, or the wmma it waits at).
   size_t position() const { return pc_; }
+
+  /// Is the machine stopped at a wmma, waiting for the other lanes of its warp?
+  bool atWmma() const { return pc_ < list_.size() && list_[pc_]->op() == Op::Wmma; }
+  /// The wmma the machine waits at.
+  const UOp *wmmaNode() const { return list_[pc_]; }
+  /// Operand k of the wmma the machine waits at.
+  Val wmmaOperand(size_t k) { return value(src_[size_t(index_.at(list_[pc_]))][k]); }
+  /// Give the wmma the machine waits at its value and go past it.
+  void finishWmma(Val v) {
+    int i = index_.at(list_[pc_]);
+    value_[size_t(i)] = std::move(v);
+    stamp_[size_t(i)] = ++clock_;
+    ++pc_;
+  }
 
   /// The launch index values this work-item runs with (special node -> value), bound at every start.
   void setLaunch(const std::vector<std::pair<const UOp *, int64_t>> &values) {
@@ -274,10 +324,9 @@ private:
         p.valid = p.valid && value(s[2]).scalar.getBool();
       return p;
     }
-    case Op::Load:
-      return load(i);
-    case Op::Reduce:
-      return reduce(i);
+    case Op::Load: return load(i);
+    case Op::Reduce: return reduce(i);
+    case Op::Wmma: return wmma(i);
     case Op::Vectorize: {
       Val v;
       for (int k : s)
@@ -292,10 +341,8 @@ private:
       return v;
     }
     case Op::Noop:
-    case Op::After:
-      return s.empty() ? Val{} : value(s[0]);
-    default:
-      break;
+    case Op::After: return s.empty() ? Val{} : value(s[0]);
+    default: break;
     }
     if (group::elementwise().contains(u->op()))
       return alu(i);
@@ -343,6 +390,25 @@ private:
     return out;
   }
 
+  /// A wmma in a kernel graph: the operands of the other lanes are this node's operands with the lane index set to
+  /// their lane (graphs keep no state per work-item, so that is what the other lanes hold).
+  Val wmma(int i) {
+    const UOp *u = nodes_[size_t(i)];
+    const std::vector<int> &s = src_[size_t(i)];
+    const TensorCore &tc = wmmaShape(u);
+    int lane = s[3];
+    int64_t mine = bound(value(lane));
+    std::vector<Val> a(size_t(tc.warp)), b(size_t(tc.warp)), c(size_t(tc.warp));
+    for (int l = 0; l < tc.warp; ++l) {
+      bind(lane, l);
+      a[size_t(l)] = value(s[0]);
+      b[size_t(l)] = value(s[1]);
+      c[size_t(l)] = value(s[2]);
+    }
+    bind(lane, mine);
+    return warpMma(tc, a, b, c)[size_t(mine)];
+  }
+
   Val alu(int i) {
     const UOp *u = nodes_[size_t(i)];
     const std::vector<int> &s = src_[size_t(i)];
@@ -388,9 +454,7 @@ private:
       loop(ranges, 0, [&] { exec(s[0]); });
       return;
     }
-    case Op::Endif:
-      exec(s[0]);
-      return;
+    case Op::Endif: exec(s[0]); return;
     case Op::If:
       loop(unbound(free_[size_t(s[0])]), 0, [&] {
         if (value(s[0]).scalar.getBool())
@@ -398,11 +462,8 @@ private:
             exec(s[k]);
       });
       return;
-    case Op::Store:
-      loop(unbound(free_[size_t(i)]), 0, [&] { store(i); });
-      return;
-    default:
-      return; // values (define_global, ...) listed in a sink do nothing
+    case Op::Store: loop(unbound(free_[size_t(i)]), 0, [&] { store(i); }); return;
+    default: return; // values (define_global, ...) listed in a sink do nothing
     }
   }
 
@@ -562,6 +623,30 @@ std::string describe(const std::vector<std::pair<const UOp *, int64_t>> &values)
   return s;
 }
 
+/// Every work-item waits at the same wmma: compute it for each warp (32 consecutive work-items, their lane
+/// operands 0..31) and let them go on.
+template <typename At> void warpMmas(std::vector<std::unique_ptr<Kernel>> &items, const Launch &l, int64_t g, At &at) {
+  const TensorCore &tc = wmmaShape(items[0]->wmmaNode());
+  if (l.items % tc.warp != 0)
+    fail("a wmma needs whole warps: " + std::to_string(l.items) + " work-items per group");
+  for (int64_t w = 0; w < l.items; w += tc.warp) {
+    std::vector<Val> a, b, c;
+    for (int64_t i = w; i < w + tc.warp; ++i) {
+      Kernel &k = *items[size_t(i)];
+      if (k.wmmaOperand(3).scalar.getInt() != i - w)
+        fail(where(k.wmmaNode()) + " in work-item " + describe(at(g, i)) + " has lane " +
+             std::to_string(k.wmmaOperand(3).scalar.getInt()) + ", expected " + std::to_string(i - w) +
+             " (the lane must be lidx0, of the warp's size)");
+      a.push_back(k.wmmaOperand(0));
+      b.push_back(k.wmmaOperand(1));
+      c.push_back(k.wmmaOperand(2));
+    }
+    std::vector<Val> d = warpMma(tc, a, b, c);
+    for (int64_t i = w; i < w + tc.warp; ++i)
+      items[size_t(i)]->finishWmma(std::move(d[size_t(i - w)]));
+  }
+}
+
 /// Run a kernel as a GPU launch: every work-item of every work-group, local memory shared within a group. A
 /// kernel with barriers runs its work-items in lockstep from barrier to barrier; all must reach the same barrier.
 void runLaunch(const UOp *kernel, const Launch &l, std::vector<Memory> &buffers) {
@@ -569,7 +654,7 @@ void runLaunch(const UOp *kernel, const Launch &l, std::vector<Memory> &buffers)
   const UOp *list = !linear || kernel->op() == Op::Linear ? kernel : linearizeKernel(kernel);
   bool barriers = false;
   for (const UOp *u : toposort(list))
-    barriers = barriers || u->op() == Op::Barrier;
+    barriers = barriers || u->op() == Op::Barrier || (linear && u->op() == Op::Wmma);
   std::vector<const UOp *> phases; // a kernel graph: the barriers in data order, each ending a phase
   if (!linear) {
     for (const UOp *u : toposort(list))
@@ -636,6 +721,8 @@ void runLaunch(const UOp *kernel, const Launch &l, std::vector<Memory> &buffers)
           fail(e.message + " (work-item " + describe(at(g, i)) + ")");
         }
         std::optional<size_t> here = stopped ? std::optional<size_t>(items[size_t(i)]->position()) : std::nullopt;
+        if (here && items[size_t(i)]->atWmma()) // barrier stops and wmma stops never compare equal
+          here = *here + (size_t(1) << 40);
         if (i == 0) {
           barrierAt = here;
           first = 0;
@@ -647,6 +734,8 @@ void runLaunch(const UOp *kernel, const Launch &l, std::vector<Memory> &buffers)
         }
       }
       running = barrierAt.has_value();
+      if (running && items[0]->atWmma())
+        warpMmas(items, l, g, at);
     }
   }
 }

@@ -32,8 +32,9 @@ bool parseInt(std::string_view s, int64_t &v) {
 } // namespace
 
 const char *rangeKindOfAction(const std::string &action) {
-  static const std::pair<const char *, const char *> kinds[] = {
-      {"upcast", "upcast"}, {"unroll", "unroll"}, {"local", "local"}, {"group", "group"}, {"grouptop", "group"}};
+  static const std::pair<const char *, const char *> kinds[] = {{"upcast", "upcast"},  {"unroll", "unroll"},
+                                                                {"local", "local"},    {"group", "group"},
+                                                                {"grouptop", "group"}, {"tc", "warp"}};
   for (const auto &[name, kind] : kinds)
     if (action == name)
       return kind;
@@ -41,7 +42,7 @@ const char *rangeKindOfAction(const std::string &action) {
 }
 
 const char *actionAppliesTo(const std::string &action) {
-  return action == "upcast" || action == "local" ? "loop" : "reduce";
+  return action == "upcast" || action == "local" ? "loop" : "reduce"; // tc: the matmul's reduce axis
 }
 
 std::optional<std::vector<OptAction>> parseOptActions(const std::string &text, std::string &err) {
@@ -60,7 +61,7 @@ std::optional<std::vector<OptAction>> parseOptActions(const std::string &text, s
     }
     o.kind = item.substr(0, c1);
     if (!rangeKindOfAction(o.kind)) {
-      err = "unknown optimization '" + o.kind + "' (expected upcast, unroll, local, group or grouptop)";
+      err = "unknown optimization '" + o.kind + "' (expected upcast, unroll, local, group, grouptop or tc)";
       return std::nullopt;
     }
     std::string_view rest(item);
@@ -76,8 +77,24 @@ std::optional<std::vector<OptAction>> parseOptActions(const std::string &text, s
   return out;
 }
 
+std::string actionUnsupported(const OptAction &o, const TargetDesc &t) {
+  if (o.kind == "tc" && !t.tensorCores)
+    return "'" + o.text + "' needs a target with tensor cores (cuda), not " + t.name;
+  return "";
+}
+
+std::string actionRequirement(const OptAction &o) {
+  if (o.kind == "tc")
+    return "axis " + std::to_string(o.axis) +
+           " must be the reduce range of an f32 sum of products of two f16 or "
+           "bf16 values, amount 0, with 16, 8 and 16 dividing the m, n and reduce ranges";
+  return "axis " + std::to_string(o.axis) + " must be a " + actionAppliesTo(o.kind) +
+         " range whose size the amount divides";
+}
 
 const UOp *applyOptAction(const UOp *kernel, const OptAction &o) {
+  if (o.kind == "tc")
+    return o.amount == 0 ? applyTensorCore(kernel, o.axis) : nullptr;
   std::vector<const UOp *> order = toposort(kernel);
   const UOp *r = nullptr;
   int64_t nextId = 0;
@@ -100,9 +117,10 @@ const UOp *applyOptAction(const UOp *kernel, const OptAction &o) {
                               Arg::tuple({Arg(nextId), Arg(std::string(rangeKindOfAction(o.kind)))}));
   const UOp *outer = a == n ? nullptr : ctx.make(Op::Range, d, {ctx.constInt(d, n / a)}, r->arg());
   // grouptop puts the new range on top: work-item g of the group reduces elements g*(n/a) .. (g+1)*(n/a)-1
-  const UOp *value = !outer               ? inner
-                     : o.kind == "grouptop" ? ctx.alu(Op::Add, {ctx.alu(Op::Mul, {inner, ctx.constInt(d, n / a)}), outer})
-                                          : ctx.alu(Op::Add, {ctx.alu(Op::Mul, {outer, ctx.constInt(d, a)}), inner});
+  const UOp *value = !outer ? inner
+                     : o.kind == "grouptop"
+                         ? ctx.alu(Op::Add, {ctx.alu(Op::Mul, {inner, ctx.constInt(d, n / a)}), outer})
+                         : ctx.alu(Op::Add, {ctx.alu(Op::Mul, {outer, ctx.constInt(d, a)}), inner});
   std::unordered_map<const UOp *, const UOp *> done;
   for (const UOp *u : order) {
     if (u == r) {
@@ -136,6 +154,10 @@ const UOp *runApplyOpts(const UOp *root, PassContext &pc) {
     return nullptr;
   }
   for (const OptAction &o : *opts) {
+    if (std::string why = actionUnsupported(o, pc.target); !why.empty()) {
+      pc.diags.error(Loc{pc.module.fileName, 0, 0}, "apply-opts: " + why);
+      return nullptr;
+    }
     std::unordered_map<const UOp *, const UOp *> split;
     for (const UOp *u : toposort(root))
       if (u->op() == Op::Sink && isKernelRoot(u))
@@ -143,9 +165,7 @@ const UOp *runApplyOpts(const UOp *root, PassContext &pc) {
           split[u] = k;
     if (split.empty()) {
       pc.diags.error(Loc{pc.module.fileName, 0, 0},
-                     "apply-opts: '" + o.text + "' applies to no kernel (axis " + std::to_string(o.axis) +
-                         " must be a " + actionAppliesTo(o.kind) +
-                         " range whose size the amount divides)");
+                     "apply-opts: '" + o.text + "' applies to no kernel (" + actionRequirement(o) + ")");
       return nullptr;
     }
     root = substitute(root, split);

@@ -71,11 +71,15 @@ int64_t laneOf(const Axes &axes, const std::map<const UOp *, int64_t> &values) {
   return lane;
 }
 
-/// What a node became: a value (scalar when `axes` is empty), or for an index, one pointer per lane.
+/// What a node became: a value (scalar when `axes` is empty), or for an index, one pointer per lane. A vector value
+/// of the kernel (a wmma's result, f32 x inner) with axes has `inner` elements per lane, lane-major; a vectorize
+/// with axes (a wmma's fragment) stays unbuilt (`fragment`): only wmma takes it, lane by lane.
 struct Expanded {
   const UOp *node = nullptr;
   Axes axes;
   std::vector<const UOp *> lanes;
+  int64_t inner = 1;
+  bool fragment = false;
 };
 
 class Expander {
@@ -110,16 +114,27 @@ private:
     if (laneCount(axes) > target_.maxLanes)
       return fail(u, "would have " + std::to_string(laneCount(axes)) + " lanes, more than the target's " +
                          std::to_string(target_.maxLanes) + " (use smaller upcast and unroll amounts)");
+    if (axes.empty())
+      return u->op() == Op::Reduce || u->op() == Op::End ? (u->op() == Op::Reduce ? expandReduce(u) : expandEnd(u))
+                                                         : rebuilt(u);
+    for (const UOp *s : u->src())
+      if ((done_.at(s).fragment || done_.at(s).inner > 1) && u->op() != Op::Wmma && u->op() != Op::Reduce &&
+          u->op() != Op::Gep)
+        return fail(u, "cannot take the lanes of a tensor core fragment or result");
     switch (u->op()) {
-    case Op::Index: return axes.empty() ? rebuilt(u) : expandIndex(u, axes);
+    case Op::Index: return expandIndex(u, axes);
     case Op::Load: return expandLoad(u, axes);
     case Op::Store: return expandStore(u, axes);
     case Op::Reduce: return expandReduce(u);
     case Op::End: return expandEnd(u);
+    case Op::Vectorize: return {nullptr, axes, {}, 1, true}; // a fragment: built by its wmma
+    case Op::Wmma: return expandWmma(u, axes);
+    case Op::Gep:
+      if (done_.at(u->src(0)).inner > 1)
+        return expandInnerGep(u);
+      break;
     default: break;
     }
-    if (axes.empty())
-      return rebuilt(u);
     if (!group::elementwise().contains(u->op()) && u->op() != Op::Mulacc)
       return fail(u, "cannot take vector operands");
     std::vector<const UOp *> src;
@@ -180,6 +195,55 @@ private:
       return x.node;
     int64_t l = laneOf(x.axes, laneValues(axes, lane));
     return ctx_.make(Op::Gep, x.node->dtype().element(), {x.node}, Arg::tuple({Arg(l)}));
+  }
+
+  // --- tensor cores: one wmma per lane of the upcast axes ---------------------------------------------------------
+
+  /// wmma(a, b, c, lane) with axes: per lane L of the axes, wmma(fragment of a at L, of b at L, c's inner elements
+  /// at L); the result has the wmma's elements as `inner`, lane-major.
+  Expanded expandWmma(const UOp *u, const Axes &axes) {
+    int64_t n = laneCount(axes), inner = u->dtype().lanes();
+    std::vector<const UOp *> parts;
+    for (int64_t l = 0; l < n; ++l) {
+      std::vector<const UOp *> src;
+      for (size_t k = 0; k < 3; ++k)
+        src.push_back(fragmentAt(u->src(k), axes, l));
+      src.push_back(done_.at(u->src(3)).node);
+      const UOp *w = ctx_.make(Op::Wmma, u->dtype(), src, u->arg());
+      for (int64_t j = 0; j < inner; ++j)
+        parts.push_back(ctx_.make(Op::Gep, u->dtype().element(), {w}, Arg::tuple({Arg(j)})));
+    }
+    return {ctx_.make(Op::Vectorize, u->dtype().element().vec(uint16_t(parts.size())), parts), axes, {}, inner};
+  }
+
+  /// A wmma operand (a vector of the kernel) at lane l of `axes`.
+  const UOp *fragmentAt(const UOp *x, const Axes &axes, int64_t l) {
+    const Expanded &e = done_.at(x);
+    if (e.axes.empty())
+      return e.node;
+    if (e.fragment) { // an unbuilt vectorize: each element at this lane
+      std::vector<const UOp *> elems;
+      for (const UOp *s : x->src())
+        elems.push_back(laneOfValue(done_.at(s), axes, l));
+      return ctx_.make(Op::Vectorize, x->dtype(), elems);
+    }
+    int64_t at = laneOf(e.axes, laneValues(axes, l)) * e.inner;
+    std::vector<Arg> lanes;
+    for (int64_t j = 0; j < e.inner; ++j)
+      lanes.push_back(Arg(at + j));
+    return ctx_.make(Op::Gep, x->dtype(), {e.node}, Arg(lanes));
+  }
+
+  /// gep(x, [j]) of a value with inner elements: element j of every lane.
+  Expanded expandInnerGep(const UOp *u) {
+    const Expanded &x = done_.at(u->src(0));
+    std::vector<int64_t> pick = u->arg().intTuple();
+    if (pick.size() != 1)
+      return fail(u, "takes one element of a tensor core result");
+    std::vector<Arg> lanes;
+    for (int64_t l = 0; l < laneCount(x.axes); ++l)
+      lanes.push_back(Arg(l * x.inner + pick[0]));
+    return {ctx_.make(Op::Gep, u->dtype().vec(uint16_t(lanes.size())), {x.node}, Arg(lanes)), x.axes, {}};
   }
 
   // --- memory: one scalar address per lane --------------------------------------------------------------------
@@ -288,6 +352,13 @@ private:
       if (!std::binary_search(closed.begin(), closed.end(), r, rangeIdLess))
         keep.push_back(r);
     Op op = u->arg().getOp();
+    if (v.inner > 1) { // tensor core results: every lane and element accumulates on its own
+      if (!closed.empty())
+        return fail(u, "cannot combine unrolled lanes of tensor core results");
+      std::vector<const UOp *> src = {v.node};
+      src.insert(src.end(), loops.begin(), loops.end());
+      return {loops.empty() ? v.node : ctx_.make(Op::Reduce, v.node->dtype(), src, u->arg()), v.axes, {}, v.inner};
+    }
     if (loops.empty())
       return {closed.empty() ? v.node : combineLanes(v, keep, closed, op), keep, {}};
     // keep every lane in the accumulator through the loops and combine the unrolled lanes once, after them

@@ -3,10 +3,11 @@
 //===----------------------------------------------------------------------===//
 //
 // Per kernel (a sink), on a target with local index spaces (TargetDesc::hasLocal); other targets are untouched:
-//  - "loop" ranges (the output axes) become `special "gidxN"` (work-group indices) and "local" and "group" ranges
-//    `special "lidxN"` (work-item indices within a group). The innermost range gets dimension 0 (x), which the
-//    hardware makes the fastest. More than three ranges, or a dimension over the target's limit, are merged into
-//    one index and recovered by division and remainder:
+//  - "loop" ranges (the output axes) become `special "gidxN"` (work-group indices) and "local", "group" and "warp"
+//    ranges `special "lidxN"` (work-item indices within a group). The innermost range gets dimension 0 (x), which
+//    the hardware makes the fastest; a "warp" range (the tc action's lanes) is always dimension 0, alone. More than
+//    three ranges, or a dimension over the target's limit, are merged into one index and recovered by division and
+//    remainder:
 //        ranges (a[n0], b[n1], c[n2], d[n3]) -> gidx2 = a*n1 + b ... : a = gidx2 / n1, b = gidx2 % n1
 //    An `end` forgets the ranges that became indices (and disappears when none is left).
 //  - A reduce over "group" ranges becomes a two-stage reduce (tinygrad's GROUP/GROUPTOP):
@@ -33,7 +34,14 @@ bool isKind(const UOp *u, const char *kind) {
   return u->op() == Op::Range && u->arg().isTuple() && rangeKind(u) == kind;
 }
 
-bool isLaunchLocal(const UOp *u) { return isKind(u, "local") || isKind(u, "group"); }
+bool isLaunchLocal(const UOp *u) { return isKind(u, "local") || isKind(u, "group") || isKind(u, "warp"); }
+
+/// Local ranges outer to inner: by id, the warp lane (tc action) innermost, so that it is dimension 0 alone.
+bool localNestsBefore(const UOp *a, const UOp *b) {
+  if (isKind(a, "warp") != isKind(b, "warp"))
+    return isKind(b, "warp");
+  return rangeIdLess(a, b);
+}
 
 /// One launch dimension: ranges (outer to inner) merged into one index.
 struct Dim {
@@ -92,7 +100,7 @@ public:
     if (loops.empty() && locals.empty())
       return kernel_;
     std::sort(loops.begin(), loops.end(), rangeIdLess);
-    std::sort(locals.begin(), locals.end(), rangeIdLess);
+    std::sort(locals.begin(), locals.end(), localNestsBefore);
     int64_t workItems = 1;
     for (const UOp *r : locals)
       workItems *= rangeSize(r);
@@ -118,6 +126,12 @@ private:
     if (!dims) {
       error = std::string("the kernel's ") + (prefix[0] == 'g' ? "work-groups" : "work-items") +
               " exceed the target's launch limits";
+      return false;
+    }
+    const Dim &x = dims->back();
+    if (isKind(x.ranges.back(), "warp") && x.ranges.size() > 1) {
+      error = "the warp lanes of the tc action must be work-item dimension 0 alone, but the other local ranges "
+              "exceed the target's launch limits";
       return false;
     }
     for (size_t i = 0; i < dims->size(); ++i) {
@@ -212,15 +226,16 @@ private:
       const UOp *idx = ctx_.constInt(ix, 0);
       for (const UOp *r : slotRanges) {
         auto it = replace.find(r);
-        idx = ctx_.alu(Op::Add, {ctx_.alu(Op::Mul, {idx, ctx_.constInt(ix, rangeSize(r))}),
-                                 it == replace.end() ? r : it->second});
+        idx = ctx_.alu(
+            Op::Add, {ctx_.alu(Op::Mul, {idx, ctx_.constInt(ix, rangeSize(r))}), it == replace.end() ? r : it->second});
       }
       return idx;
     };
-    const UOp *local = ctx_.make(Op::DefineLocal, d.ptr(AddrSpace::Local),
-                                 {}, Arg::tuple({Arg(nextLocal_++), Arg(slots)}));
+    const UOp *local =
+        ctx_.make(Op::DefineLocal, d.ptr(AddrSpace::Local), {}, Arg::tuple({Arg(nextLocal_++), Arg(slots)}));
     localBytes += slots * std::max<int64_t>(1, d.itemSize());
-    const UOp *store = ctx_.make(Op::Store, dt::Void, {ctx_.make(Op::Index, local->dtype(), {local, slotIndex({})}), partial});
+    const UOp *store =
+        ctx_.make(Op::Store, dt::Void, {ctx_.make(Op::Index, local->dtype(), {local, slotIndex({})}), partial});
     std::vector<const UOp *> upcasts = {store};
     for (const UOp *r : slotRanges)
       if (isKind(r, "upcast"))
@@ -231,7 +246,8 @@ private:
     std::unordered_map<const UOp *, const UOp *> second;
     std::vector<const UOp *> finalSrc;
     for (const UOp *g : grp) {
-      const UOp *r = ctx_.make(Op::Range, g->dtype(), {g->src(0)}, Arg::tuple({Arg(nextId_++), Arg(std::string("reduce"))}));
+      const UOp *r =
+          ctx_.make(Op::Range, g->dtype(), {g->src(0)}, Arg::tuple({Arg(nextId_++), Arg(std::string("reduce"))}));
       second[g] = r;
       finalSrc.push_back(r);
     }
@@ -262,19 +278,19 @@ private:
 
   /// end(x, ranges...) without the ranges that became launch indices (x alone when none is left).
   const UOp *dropEnds(const UOp *k) {
-    static const PatternMatcher pm(
-        "gpudims-ends", {{UPat::any({Op::End}),
-                          [](const Match &m) -> const UOp * {
-                            const UOp *e = m.root();
-                            std::vector<const UOp *> src = {e->src(0)};
-                            for (size_t i = 1; i < e->numSrc(); ++i)
-                              if (e->src(i)->op() == Op::Range)
-                                src.push_back(e->src(i));
-                            if (src.size() == e->numSrc())
-                              return nullptr;
-                            return src.size() == 1 ? src[0] : e->ctx().make(Op::End, dt::Void, src);
-                          },
-                          "end(x, launch index...) -> x"}});
+    static const PatternMatcher pm("gpudims-ends", {{UPat::any({Op::End}),
+                                                     [](const Match &m) -> const UOp * {
+                                                       const UOp *e = m.root();
+                                                       std::vector<const UOp *> src = {e->src(0)};
+                                                       for (size_t i = 1; i < e->numSrc(); ++i)
+                                                         if (e->src(i)->op() == Op::Range)
+                                                           src.push_back(e->src(i));
+                                                       if (src.size() == e->numSrc())
+                                                         return nullptr;
+                                                       return src.size() == 1 ? src[0]
+                                                                              : e->ctx().make(Op::End, dt::Void, src);
+                                                     },
+                                                     "end(x, launch index...) -> x"}});
     return graphRewrite(k, pm);
   }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "IR/UOp.h"
+#include "Passes/TargetDesc.h"
 
 #include <optional>
 #include <string>
@@ -13,7 +14,7 @@
 namespace tgc {
 
 struct OptAction {
-  std::string kind;   // "upcast" | "unroll" | "local" | "group" | "grouptop"
+  std::string kind;   // "upcast" | "unroll" | "local" | "group" | "grouptop" | "tc"
   int64_t axis = 0;   // a range id of the kernel
   int64_t amount = 0; // 0: the whole range
   std::string text;   // as written, for messages
@@ -27,9 +28,22 @@ const char *actionAppliesTo(const std::string &action);
 /// "upcast:1:4,unroll:2:0" -> actions, or nullopt with `err` set.
 std::optional<std::vector<OptAction>> parseOptActions(const std::string &text, std::string &err);
 
+/// Why an action cannot be used on the target ("" when it can): tc needs a target with tensor cores.
+std::string actionUnsupported(const OptAction &o, const TargetDesc &t);
+
+/// What a kernel must be for an action that applied to none of them, for the error message.
+std::string actionRequirement(const OptAction &o);
+
 /// The kernel (a sink) with `o` applied: range `axis` of size n split into range(n/a) * a + range(a) (grouptop:
 /// range(a) * (n/a) + range(n/a)), the new range of kind "upcast" or "local" (loop ranges), "unroll" or "group"
 /// (reduce ranges). nullptr when it does not apply.
+/// tc:AXIS:0 splits the kernel's matmul-like reduce over range AXIS into tensor core tiles (TensorCores.cpp).
 const UOp *applyOptAction(const UOp *kernel, const OptAction &o);
+
+/// The kernel with its reduce over range `axis` done by `wmma` ops, one warp per output tile; nullptr when the
+/// kernel is not a reduce of products of two f16 or bf16 operands that the tensor core's sizes divide.
+const UOp *applyTensorCore(const UOp *kernel, int64_t axis);
+/// The ids of the m and n ranges applyTensorCore would tile, nullopt when it does not apply.
+std::optional<std::pair<int64_t, int64_t>> tensorCoreAxes(const UOp *kernel, int64_t axis);
 
 } // namespace tgc

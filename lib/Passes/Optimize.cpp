@@ -21,6 +21,7 @@
 // disables them. Chosen actions are reported as remarks on the module (tgc --debug=3).
 
 #include "IR/Rewrite.h"
+#include "IR/TensorCore.h"
 #include "Passes/OptAction.h"
 #include "Passes/Pass.h"
 #include "Passes/ProgramInfo.h"
@@ -37,7 +38,8 @@ using Values = std::unordered_map<const UOp *, int64_t>;
 
 /// The integer value of one node of index arithmetic from its operands' values; nullopt when it is not plain
 /// arithmetic of ranges and constants.
-std::optional<int64_t> evalNode(const UOp *u, const Values &values, const std::unordered_map<const UOp *, int64_t> &known) {
+std::optional<int64_t> evalNode(const UOp *u, const Values &values,
+                                const std::unordered_map<const UOp *, int64_t> &known) {
   if (u->isConst() && u->dtype().isInt())
     return u->constInt();
   if (u->op() == Op::Range) {
@@ -53,20 +55,13 @@ std::optional<int64_t> evalNode(const UOp *u, const Values &values, const std::u
   auto wrap = [](uint64_t v) { return int64_t(v); }; // index arithmetic wraps; never signed overflow here
   bool divisible = b != 0 && !(b == -1 && a == std::numeric_limits<int64_t>::min());
   switch (u->op()) {
-  case Op::Add:
-    return wrap(uint64_t(a) + uint64_t(b));
-  case Op::Sub:
-    return wrap(uint64_t(a) - uint64_t(b));
-  case Op::Mul:
-    return wrap(uint64_t(a) * uint64_t(b));
-  case Op::Idiv:
-    return divisible ? std::optional<int64_t>(a / b) : std::nullopt;
-  case Op::Mod:
-    return divisible ? std::optional<int64_t>(a % b) : std::nullopt;
-  case Op::Max:
-    return std::max(a, b);
-  default:
-    return std::nullopt;
+  case Op::Add: return wrap(uint64_t(a) + uint64_t(b));
+  case Op::Sub: return wrap(uint64_t(a) - uint64_t(b));
+  case Op::Mul: return wrap(uint64_t(a) * uint64_t(b));
+  case Op::Idiv: return divisible ? std::optional<int64_t>(a / b) : std::nullopt;
+  case Op::Mod: return divisible ? std::optional<int64_t>(a % b) : std::nullopt;
+  case Op::Max: return std::max(a, b);
+  default: return std::nullopt;
   }
 }
 
@@ -174,8 +169,47 @@ void fitLaneLimit(std::vector<OptAction> &actions, int64_t maxLanes) {
 ///     upcast by up to 4, at most two of them;
 ///  3. loop axes become local (work-item) axes, innermost first, by powers of two up to 32 each while the group
 ///     stays within 128 work-items (and the target's limit), at most three axes.
+/// Tensor cores for a matmul-like kernel (targets with them): tc, then a warp tile of up to 2 x 4 mma tiles (upcast
+/// of the m and n tile axes: each A fragment feeds 4 mma, each B fragment 2) and 2 x 2 warps per group (local).
+std::optional<std::vector<OptAction>> chooseTensorCoreActions(const UOp *kernel, const KernelFacts &f,
+                                                              const TargetDesc &t) {
+  if (!t.tensorCores)
+    return std::nullopt;
+  for (auto it = f.reduces.rbegin(); it != f.reduces.rend(); ++it) {
+    std::optional<std::pair<int64_t, int64_t>> mn = tensorCoreAxes(kernel, rangeId(*it));
+    if (!mn)
+      continue;
+    const TensorCore &tc = defaultTensorCore();
+    std::vector<OptAction> actions = {{"tc", rangeId(*it), 0, ""}};
+    int64_t tiles[2] = {0, 0};
+    for (const UOp *r : f.loops) {
+      if (rangeId(r) == mn->first)
+        tiles[0] = rangeSize(r) / tc.m;
+      if (rangeId(r) == mn->second)
+        tiles[1] = rangeSize(r) / tc.n;
+    }
+    int64_t ids[2] = {mn->first, mn->second};
+    for (const char *kind : {"upcast", "local"}) {
+      for (int i = 0; i < 2; ++i) {
+        int64_t a = amountFor(tiles[i], std::string(kind) == "local" ? 2 : i == 0 ? 2 : 4);
+        if (a) {
+          actions.push_back({kind, ids[i], a, ""});
+          tiles[i] /= a;
+        }
+      }
+    }
+    return actions;
+  }
+  return std::nullopt;
+}
+
 std::vector<OptAction> chooseGpuActions(const UOp *kernel, const TargetDesc &t) {
   KernelFacts f = factsOf(kernel);
+  if (std::optional<std::vector<OptAction>> tc = chooseTensorCoreActions(kernel, f, t)) {
+    for (OptAction &a : *tc)
+      a.text = a.kind + ":" + std::to_string(a.axis) + ":" + std::to_string(a.amount);
+    return *tc;
+  }
   std::map<int64_t, int64_t> size; // current size of each range id, as actions split them
   int64_t output = 1, reduce = 1;
   for (const UOp *r : f.loops)
@@ -197,7 +231,7 @@ std::vector<OptAction> chooseGpuActions(const UOp *kernel, const TargetDesc &t) 
   };
   if (reduceOps == 1 && !f.reduces.empty() && output <= 2048 && reduce >= 256) {
     const UOp *axis = *std::max_element(f.reduces.begin(), f.reduces.end(),
-                                         [](const UOp *a, const UOp *b) { return rangeSize(a) < rangeSize(b); });
+                                        [](const UOp *a, const UOp *b) { return rangeSize(a) < rangeSize(b); });
     for (int64_t amount : output <= 32 ? std::vector<int64_t>{256, 16} : std::vector<int64_t>{16}) {
       if (workItems * amount <= t.maxLocalProduct && rangeSize(axis) % amount == 0) {
         take("grouptop", axis, amount);
@@ -308,6 +342,12 @@ const UOp *runOptimize(const UOp *root, PassContext &pc) {
     if (!explicitActions) {
       pc.diags.error(Loc{pc.module.fileName, 0, 0}, "optimize: " + err);
       return nullptr;
+    }
+    for (const OptAction &a : *explicitActions) {
+      if (std::string why = actionUnsupported(a, pc.target); !why.empty()) {
+        pc.diags.error(Loc{pc.module.fileName, 0, 0}, "optimize: " + why);
+        return nullptr;
+      }
     }
   }
   std::unordered_map<const UOp *, const UOp *> done;

@@ -97,6 +97,7 @@ std::optional<TargetDesc> gpuTargetDesc(const std::string &name, const std::stri
     d.maxLocalProduct = g.maxLocalProduct;
     d.localMemoryBytes = g.localMemory;
     d.warpSize = g.warp;
+    d.tensorCores = name == "cuda"; // every listed sm_XX (sm_80 and newer) has mma.sync m16n8k16 for f16 and bf16
     return d;
   }
   if (known.empty())

@@ -49,6 +49,8 @@ struct TargetDesc {
   int64_t localMemoryBytes = 0;
   /// Work-items that execute in lockstep (NVIDIA warp 32, AMD CDNA wavefront 64, RDNA 32).
   int warpSize = 1;
+  /// The target renders `wmma` (NVIDIA sm_80 and newer: mma.sync m16n8k16), so optimize may use the tc action.
+  bool tensorCores = false;
 
   bool isGPU() const { return hasLocal; }
 };

@@ -177,28 +177,37 @@ bool weightsObject(const ProgramDesc &p, const CompileRequest &r, const std::str
   return emitObject(m, hostTarget(r.target), object, error) && writeText(out, object, error);
 }
 
-/// Ops the AMDGPU and NVPTX backends cannot lower without the vendors' device libraries (they would end in an LLVM
-/// fatal error).
-std::string unsupportedOnGPU(const UOp *linear) {
+/// Ops a target's renderer has no code for: wmma without tensor cores, and what the AMDGPU and NVPTX backends
+/// cannot lower without the vendors' device libraries (they would end in an LLVM fatal error).
+std::string unsupportedOp(const UOp *linear, const TargetInfo &t) {
+  bool llvmGpu = t.name == "amd" || t.name == "cuda";
   for (const UOp *u : linear->src()) {
     bool f64 = u->dtype().element().scalar() == Scalar::F64;
     bool transcendental = u->op() == Op::Exp2 || u->op() == Op::Log2 || u->op() == Op::Sin;
-    if (u->op() == Op::Pow || (f64 && transcendental))
+    bool gpuLibrary = u->op() == Op::Pow || (f64 && transcendental);
+    if ((u->op() == Op::Wmma && !t.desc.tensorCores) || (llvmGpu && gpuLibrary))
       return std::string(opName(u->op())) + " of " + u->dtype().str();
   }
   return "";
 }
 
-/// Every kernel of a GPU program in one optimized module for the AMDGPU or NVPTX backend.
-bool gpuModule(const ProgramDesc &p, const TargetInfo &t, const std::string &prefix, LLVMFlavor flavor, llvm::Module &m,
-               std::string &error) {
-  if (!prepareModule(m, t, error))
-    return false;
+/// Checks every kernel of p with unsupportedOp.
+bool renderable(const ProgramDesc &p, const TargetInfo &t, std::string &error) {
   for (const KernelDesc &k : p.kernels) {
-    if (std::string op = unsupportedOnGPU(k.linear); !op.empty()) {
+    if (std::string op = unsupportedOp(k.linear, t); !op.empty()) {
       error = "kernel " + k.info.name + ": the " + t.name + " target cannot compile " + op + " yet";
       return false;
     }
+  }
+  return true;
+}
+
+/// Every kernel of a GPU program in one optimized module for the AMDGPU or NVPTX backend.
+bool gpuModule(const ProgramDesc &p, const TargetInfo &t, const std::string &prefix, LLVMFlavor flavor, llvm::Module &m,
+               std::string &error) {
+  if (!prepareModule(m, t, error) || !renderable(p, t, error))
+    return false;
+  for (const KernelDesc &k : p.kernels) {
     renderKernelLLVM(k.linear, k.info, prefix + k.symbol, m, t.fpContract, flavor);
   }
   return optimizeModule(m, t, error);
@@ -342,7 +351,7 @@ bool gpuCode(const ProgramDesc &p, const TargetInfo &t, const std::string &prefi
 /// Everything compileProgram writes, into r.outDir (a fresh, empty directory).
 bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error) {
   ProgramDesc p;
-  if (!describeProgram(root, r.name, p, error))
+  if (!describeProgram(root, r.name, p, error) || !renderable(p, r.target, error))
     return false;
   if (r.sanitize) {
     // each temporary in its own allocation, so AddressSanitizer sees accesses past its end
@@ -509,7 +518,7 @@ const tgc_program_info *JitProgram::program() const { return &s_->program; }
 
 bool JitProgram::build(const UOp *root, const std::string &name, const TargetInfo &target, std::string &error) {
   Storage &s = *s_;
-  if (!describeProgram(root, name, s.desc, error))
+  if (!describeProgram(root, name, s.desc, error) || !renderable(s.desc, target, error))
     return false;
   if (isGpuTarget(target))
     return buildGpu(target, error);

@@ -224,6 +224,7 @@ private:
     case Op::Store: store(u); return;
     case Op::Vectorize: values_[u] = vectorize(u); return;
     case Op::Gep: values_[u] = gep(u); return;
+    case Op::Wmma: values_[u] = wmma(u); return;
     default: break;
     }
     if (group::elementwise().contains(u->op()) || u->op() == Op::Mulacc) {
@@ -323,6 +324,32 @@ private:
     for (size_t i = 0; i < u->numSrc(); ++i)
       v = b_.CreateInsertElement(v, val(u->src(i)), b_.getInt64(i));
     return v;
+  }
+
+  /// wmma as mma.sync.m16n8k16.row.col through its NVVM intrinsic: A and B go in pairs of halves (<2 x half> for
+  /// f16, an i32 holding two for bf16), the accumulator as four floats, and D comes back as four floats.
+  llvm::Value *wmma(const UOp *u) {
+    if (flavor_ != LLVMFlavor::NVPTX)
+      internalError("llvm renderer: wmma needs the NVPTX flavor");
+    bool bf16 = u->src(0)->dtype().element() == dt::BF16;
+    std::vector<llvm::Value *> args;
+    for (const UOp *x : {u->src(0), u->src(1)}) {
+      llvm::Value *v = val(x);
+      for (int i = 0; i < x->dtype().lanes(); i += 2) {
+        llvm::Value *pair = b_.CreateShuffleVector(v, {i, i + 1});
+        args.push_back(bf16 ? b_.CreateBitCast(pair, b_.getInt32Ty()) : pair);
+      }
+    }
+    llvm::Value *c = val(u->src(2));
+    for (int i = 0; i < u->src(2)->dtype().lanes(); ++i)
+      args.push_back(b_.CreateExtractElement(c, b_.getInt64(uint64_t(i))));
+    llvm::Intrinsic::ID id =
+        bf16 ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16 : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32;
+    llvm::Value *d = b_.CreateCall(llvm::Intrinsic::getDeclaration(&mod_, id), args);
+    llvm::Value *out = llvm::PoisonValue::get(type(u->dtype()));
+    for (unsigned i = 0; i < unsigned(u->dtype().lanes()); ++i)
+      out = b_.CreateInsertElement(out, b_.CreateExtractValue(d, {i}), b_.getInt64(i));
+    return out;
   }
 
   /// One lane: extractelement; several: a shuffle of the vector.

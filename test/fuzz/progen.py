@@ -635,6 +635,21 @@ class Generator:
         b = self.pick(lambda x: x.dtype == a.dtype and x.shape == bshape and x.mag < 1e3) or self.new_input(a.dtype, bshape)
         return self.add("matmul", [a, b], None, a.dtype, a.shape[:-1] + (n,))
 
+    def tc_matmul(self):
+        """A half-precision matmul the tensor cores take on cuda (16 | m, k; 8 | n), maybe batched, with the second
+        operand maybe transposed."""
+        dtype = self.r.choice(["f16", "bf16"])
+        batch = self.r.choice([(), (), (2,)])
+        m, k, n = self.r.choice([16, 32, 48]), self.r.choice([16, 32]), self.r.choice([8, 16, 24])
+        a = self.new_input(dtype, batch + (m, k))
+        if self.r.random() < 0.3:
+            bt = self.new_input(dtype, batch + (n, k))
+            order = list(range(len(batch))) + [len(batch) + 1, len(batch)]
+            b = self.add("permute", [bt], order, dtype, batch + (k, n))
+        else:
+            b = self.new_input(dtype, batch + (k, n))
+        return self.add("matmul", [a, b], None, dtype, batch + (m, n))
+
     def conv(self):
         x = self.float_operand(rank=4)
         if not x or numel(x.shape) == 0:
@@ -742,7 +757,7 @@ class Generator:
 
     BUILDERS = [("unary_float", 10), ("unary_int", 3), ("binary", 25), ("logic", 4), ("compare", 6), ("where", 6),
                 ("cast", 8), ("movement", 25), ("reduce", 10), ("contiguous", 2), ("activation", 6),
-                ("axis_composite", 6), ("matmul", 4), ("conv", 3), ("pool", 3), ("gather", 3), ("concat", 3),
+                ("axis_composite", 6), ("matmul", 4), ("tc_matmul", 1), ("conv", 3), ("pool", 3), ("gather", 3), ("concat", 3),
                 ("arange", 1), ("batchnorm", 1)]
 
     def generate(self):
