@@ -145,8 +145,8 @@ Shape conv2d(std::span<const UOp *const> src, const Arg &arg) {
   auto d = ints(field(arg, 2, "a dilation"), 2, "the dilation");
   auto p = pads4(field(arg, 3, "the padding"));
   if (g < 1 || x[1] % g != 0 || w[0] % g != 0 || __int128(w[1]) * g != x[1])
-    fail("channels do not match: x has " + std::to_string(x[1]) + ", the weight expects " +
-         std::to_string(w[1]) + " per group with " + std::to_string(g) + " groups");
+    fail("channels do not match: x has " + std::to_string(x[1]) + ", the weight expects " + std::to_string(w[1]) +
+         " per group with " + std::to_string(g) + " groups");
   if (src.size() == 3 && shapeOf(src[2], "the bias") != Shape{w[0]})
     fail("the bias must have shape [" + std::to_string(w[0]) + "]");
   return {x[0], w[0], windowOut(x[2], p[0] + p[1], w[2], s[0], d[0]), windowOut(x[3], p[2] + p[3], w[3], s[1], d[1])};
@@ -293,18 +293,42 @@ Shape arange(DType dtype, const Arg &arg) {
   return {n > 0 ? int64_t(n) : 0};
 }
 
+/// pad_mode: [[[before, after] per axis], "constant", value] or [pairs, "reflect"] or [pairs, "edge"].
+Shape padMode(Shape x, const Arg &arg) {
+  if (!arg.isTuple() || arg.getTuple().size() < 2 || !arg.getTuple()[1].isString())
+    fail("arg must be [[[before, after] per axis], mode[, value]]");
+  const Arg::Tuple &t = arg.getTuple();
+  const std::string &mode = t[1].getString();
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    fail("mode must be \"constant\", \"reflect\" or \"edge\", not \"" + mode + "\"");
+  if (t.size() != (mode == "constant" ? 3u : 2u))
+    fail(mode == "constant" ? "constant mode needs a value: [pads, \"constant\", value]"
+                            : "mode \"" + mode + "\" takes no value");
+  if (mode == "constant")
+    number(t[2], "the value");
+  if (!t[0].isTuple() || t[0].getTuple().size() != x.size())
+    fail("needs one [before, after] pair per axis (" + std::to_string(x.size()) + ")");
+  for (size_t i = 0; i < x.size(); ++i) {
+    std::vector<int64_t> p = ints(t[0].getTuple()[i], 2, "a [before, after] pair");
+    if (p[0] < 0 || p[1] < 0)
+      fail("pads must not be negative");
+    if (mode == "reflect" && (p[0] >= x[i] || p[1] >= x[i]) && (p[0] || p[1]))
+      fail("reflect pads must be smaller than the axis (" + std::to_string(x[i]) + ")");
+    if (mode == "edge" && x[i] == 0 && (p[0] || p[1]))
+      fail("edge padding needs a non-empty axis");
+    x[i] = dimension(__int128(x[i]) + p[0] + p[1], "the padded size");
+  }
+  return x;
+}
+
 Shape unaryComposite(Op op, const UOp *x0, const Arg &arg) {
   Shape x = shapeOf(x0, "x");
   DType d = x0->dtype();
   switch (op) {
   case Op::Softmax:
   case Op::LogSoftmax:
-  case Op::Cumsum:
-    axisArg(arg, x.size());
-    return x;
-  case Op::Logsumexp:
-    x[size_t(axisArg(arg, x.size()))] = 1;
-    return x;
+  case Op::Cumsum: axisArg(arg, x.size()); return x;
+  case Op::Logsumexp: x[size_t(axisArg(arg, x.size()))] = 1; return x;
   case Op::Mean:
     for (int64_t a : axesArg(arg, x.size()))
       x[size_t(a)] = 1;
@@ -314,13 +338,12 @@ Shape unaryComposite(Op op, const UOp *x0, const Arg &arg) {
       x[size_t(a)] = 1;
     asInt(field(arg, 1, "a correction"), "the correction");
     return x;
-  case Op::LeakyRelu:
-    number(arg, "the slope");
-    return x;
+  case Op::LeakyRelu: number(arg, "the slope"); return x;
   case Op::Gelu:
     if (!arg.isString() || (arg.getString() != "tanh" && arg.getString() != "erf"))
       fail("arg must be \"tanh\" or \"erf\"");
     return x;
+  case Op::PadMode: return padMode(x, arg);
   case Op::Clip:
     if (!arg.isTuple() || arg.getTuple().size() != 2)
       fail("arg must be [low, high]");
@@ -342,28 +365,19 @@ InferredShape compositeShape(Op op, DType dtype, std::span<const UOp *const> src
     return {std::nullopt, "'" + std::string(opName(op)) + "' has the wrong number of operands"};
   try {
     switch (op) {
-    case Op::Matmul:
-      return {matmul(src), ""};
-    case Op::Conv2d:
-      return {conv2d(src, arg), ""};
-    case Op::ConvTranspose2d:
-      return {convTranspose2d(src, arg), ""};
+    case Op::Matmul: return {matmul(src), ""};
+    case Op::Conv2d: return {conv2d(src, arg), ""};
+    case Op::ConvTranspose2d: return {convTranspose2d(src, arg), ""};
     case Op::MaxPool2d:
-    case Op::AvgPool2d:
-      return {pool2d(op, src[0], arg), ""};
+    case Op::AvgPool2d: return {pool2d(op, src[0], arg), ""};
     case Op::Layernorm:
     case Op::Batchnorm:
-    case Op::Rmsnorm:
-      return {normalize(op, src, arg), ""};
+    case Op::Rmsnorm: return {normalize(op, src, arg), ""};
     case Op::Gather:
-    case Op::Embedding:
-      return {gather(op, src, arg), ""};
-    case Op::Concat:
-      return {concat(src, arg), ""};
-    case Op::Arange:
-      return {arange(dtype, arg), ""};
-    default:
-      return {unaryComposite(op, src[0], arg), ""};
+    case Op::Embedding: return {gather(op, src, arg), ""};
+    case Op::Concat: return {concat(src, arg), ""};
+    case Op::Arange: return {arange(dtype, arg), ""};
+    default: return {unaryComposite(op, src[0], arg), ""};
     }
   } catch (const ShapeError &e) {
     return {std::nullopt, "'" + std::string(opName(op)) + "' " + e.msg};

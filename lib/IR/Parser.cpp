@@ -6,6 +6,7 @@
 
 #include "IR/Infer.h"
 #include "IR/Lexer.h"
+#include "IR/Sugar.h"
 
 #include <algorithm>
 #include <limits>
@@ -111,15 +112,11 @@ private:
   }
   static std::string describe(const Token &t) {
     switch (t.kind) {
-    case Tok::Ident:
-      return "'" + t.text + "'";
-    case Tok::Ssa:
-      return "'%" + t.text + "'";
+    case Tok::Ident: return "'" + t.text + "'";
+    case Tok::Ssa: return "'%" + t.text + "'";
     case Tok::Int:
-    case Tok::Float:
-      return "'" + t.text + "'";
-    default:
-      return std::string(tokName(t.kind));
+    case Tok::Float: return "'" + t.text + "'";
+    default: return std::string(tokName(t.kind));
     }
   }
   void skipLine() {
@@ -136,6 +133,7 @@ private:
   bool parseDType(DType &out);
   bool parseShape(Shape &out);
   bool build(Statement &st);
+  void locateNew(const UOp *u, const Loc &loc, int depth);
   static void roundConstLiteral(Statement &st, DType dtype);
   void warnUnreachable();
 
@@ -205,8 +203,8 @@ bool Parser::parseStatement() {
   advance();
   if (tok_.kind == Tok::LParen && !parseOperands(st))
     return false;
-  bool hasArg = tok_.kind != Tok::LBrace && tok_.kind != Tok::Colon && tok_.kind != Tok::Newline &&
-                tok_.kind != Tok::Eof;
+  bool hasArg =
+      tok_.kind != Tok::LBrace && tok_.kind != Tok::Colon && tok_.kind != Tok::Newline && tok_.kind != Tok::Eof;
   if (hasArg && !parseArg(st.arg, 0))
     return false;
   if (tok_.kind == Tok::LBrace) {
@@ -269,8 +267,7 @@ bool Parser::parseArg(Arg &out, int depth) {
     out = Arg(tok_.text);
     advance();
     return true;
-  case Tok::Ident:
-    return parseIdentArg(out);
+  case Tok::Ident: return parseIdentArg(out);
   case Tok::LBracket: {
     advance();
     Arg::Tuple items;
@@ -288,8 +285,7 @@ bool Parser::parseArg(Arg &out, int depth) {
     out = Arg(std::move(items));
     return true;
   }
-  default:
-    return errorHere("expected an arg (number, string, dtype, op or '[...]'), found " + describe(tok_));
+  default: return errorHere("expected an arg (number, string, dtype, op or '[...]'), found " + describe(tok_));
   }
 }
 
@@ -405,6 +401,15 @@ void Parser::roundConstLiteral(Statement &st, DType dtype) {
     st.arg = Arg(roundToDType(st.arg.getFloat(), dtype));
 }
 
+/// u and the nodes below it without a location (those desugar made: at most 3 levels down) point at `loc`.
+void Parser::locateNew(const UOp *u, const Loc &loc, int depth) {
+  if (depth == 0 || ctx_.loc(u))
+    return;
+  ctx_.setLoc(u, loc);
+  for (const UOp *s : u->src())
+    locateNew(s, loc, depth - 1);
+}
+
 /// Infer what was not written, check what was, then make (or find) the node and bind its name.
 bool Parser::build(Statement &st) {
   std::string err;
@@ -422,9 +427,17 @@ bool Parser::build(Statement &st) {
   if (arity >= 0 && int(st.src.size()) != arity)
     return error(st.opLoc, "'" + std::string(opName(st.op)) + "' takes " + std::to_string(arity) + " operand" +
                                (arity == 1 ? "" : "s") + ", got " + std::to_string(st.src.size()));
-  InferredShape shape = inferShape(st.op, dtype, st.src, st.arg, st.shape);
+  std::optional<Desugared> sugar = desugar(ctx_, st.op, st.src, st.arg, err);
+  if (!sugar)
+    return error(st.opLoc, err);
+  st.src = sugar->src;
+  st.arg = sugar->arg;
+  InferredShape shape = inferShape(st.op, dtype, st.src, st.arg, sugar->reshapeResult ? std::nullopt : st.shape);
   if (!shape.error.empty())
     return error(st.shape ? st.typeLoc : st.opLoc, shape.error);
+  if (sugar->reshapeResult && st.shape && *st.shape != *sugar->reshapeResult)
+    return error(st.typeLoc, "the type gives shape " + shapeStr(*st.shape) + " but '" + std::string(opName(st.op)) +
+                                 "' produces " + shapeStr(*sugar->reshapeResult));
   auto prev = values_.find(st.name);
   if (prev != values_.end()) {
     error(st.loc, "redefinition of '%" + st.name + "'");
@@ -432,8 +445,9 @@ bool Parser::build(Statement &st) {
     return false;
   }
   const UOp *u = ctx_.make(st.op, dtype, st.src, st.arg, shape.shape, st.tag);
-  if (!ctx_.loc(u))
-    ctx_.setLoc(u, st.loc);
+  if (sugar->reshapeResult)
+    u = ctx_.make(Op::Reshape, dtype, {u}, Arg(), *sugar->reshapeResult);
+  locateNew(u, st.loc, 4);
   values_.emplace(st.name, std::make_pair(u, st.loc));
   statements_.emplace_back(u, st);
   last_ = u;

@@ -81,8 +81,9 @@ int64_t batchOffset(const std::vector<int64_t> &outIdx, const Shape &b, size_t o
   return off;
 }
 
-template <typename T> std::vector<T> matmulLoop(const UOp *u, const std::vector<T> &a, const std::vector<T> &b,
-                                                const Shape &as, const Shape &bs) {
+template <typename T>
+std::vector<T> matmulLoop(const UOp *u, const std::vector<T> &a, const std::vector<T> &b, const Shape &as,
+                          const Shape &bs) {
   Shape out = u->shapeVec();
   size_t r = out.size();
   int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
@@ -333,8 +334,7 @@ Tensor normalize(const UOp *u, const std::vector<const Tensor *> &s) {
 
 Tensor batchnorm(const UOp *u, const std::vector<const Tensor *> &s) {
   double eps = u->arg().getFloat();
-  Values x = doubles(*s[0]), scale = doubles(*s[1]), bias = doubles(*s[2]), mean = doubles(*s[3]),
-         var = doubles(*s[4]);
+  Values x = doubles(*s[0]), scale = doubles(*s[1]), bias = doubles(*s[2]), mean = doubles(*s[3]), var = doubles(*s[4]);
   Shape xs = s[0]->shape;
   int64_t inner = numelOf(Shape(xs.begin() + 2, xs.end())); // not numel / (N*C): either may be 0
   Values out(x.size());
@@ -399,20 +399,13 @@ Tensor concat(const UOp *u, const std::vector<const Tensor *> &s) {
 
 double unary(Op op, double x, const UOp *u) {
   switch (op) {
-  case Op::Relu:
-    return x > 0 ? x : 0.0;
-  case Op::LeakyRelu:
-    return x > 0 ? x : x * toDouble(u->arg());
-  case Op::Sigmoid:
-    return 1.0 / (1.0 + std::exp(-x));
-  case Op::Tanh:
-    return std::tanh(x);
-  case Op::Silu:
-    return x / (1.0 + std::exp(-x));
-  case Op::Exp:
-    return std::exp(x);
-  case Op::Log:
-    return std::log(x);
+  case Op::Relu: return x > 0 ? x : 0.0;
+  case Op::LeakyRelu: return x > 0 ? x : x * toDouble(u->arg());
+  case Op::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
+  case Op::Tanh: return std::tanh(x);
+  case Op::Silu: return x / (1.0 + std::exp(-x));
+  case Op::Exp: return std::exp(x);
+  case Op::Log: return std::log(x);
   case Op::Gelu:
     if (u->arg().getString() == "erf")
       return 0.5 * x * (1.0 + erfAS(x / std::sqrt(2.0)));
@@ -421,8 +414,7 @@ double unary(Op op, double x, const UOp *u) {
     double lo = toDouble(u->arg().getTuple()[0]), hi = toDouble(u->arg().getTuple()[1]);
     return x < lo ? lo : (hi < x ? hi : x); // as documented: NaN stays NaN, the sign of a zero x is kept
   }
-  default:
-    fail(where(u) + " is not a unary composite");
+  default: fail(where(u) + " is not a unary composite");
   }
 }
 
@@ -447,8 +439,8 @@ Tensor cumsum(const UOp *u, const Tensor &x) {
     for (int64_t i = 0; i < numelOf(x.shape); ++i) {
       unravel(i, x.shape, idx);
       if (idx[size_t(axis)] > 0)
-        out.data[size_t(i)] = fromInt(out.data[size_t(i - st[size_t(axis)])].getInt() + x.data[size_t(i)].getInt(),
-                                      u->dtype());
+        out.data[size_t(i)] =
+            fromInt(out.data[size_t(i - st[size_t(axis)])].getInt() + x.data[size_t(i)].getInt(), u->dtype());
     }
     return out;
   }
@@ -461,19 +453,45 @@ Tensor cumsum(const UOp *u, const Tensor &x) {
                 }));
 }
 
+/// pad_mode, element by element: each axis maps an output index to the input's (edge: clamped, reflect: mirrored
+/// about the first and last element), or to the constant.
+Tensor padMode(const UOp *u, const Tensor &x) {
+  const Arg::Tuple &t = u->arg().getTuple();
+  const std::string &mode = t[1].getString();
+  Tensor out{u->dtype(), u->shapeVec(), {}};
+  std::vector<int64_t> st = stridesOf(x.shape), idx;
+  Arg fill = mode == "constant" ? fromDouble(toDouble(t[2]), u->dtype()) : Arg();
+  for (int64_t i = 0; i < numelOf(out.shape); ++i) {
+    unravel(i, out.shape, idx);
+    int64_t at = 0;
+    bool inside = true;
+    for (size_t a = 0; a < idx.size(); ++a) {
+      int64_t n = x.shape[a];
+      int64_t j = idx[a] - t[0].getTuple()[a].getTuple()[0].getInt();
+      if (j < 0 || j >= n) {
+        if (mode == "constant")
+          inside = false;
+        else if (mode == "edge")
+          j = j < 0 ? 0 : n - 1;
+        else
+          j = j < 0 ? -j : 2 * (n - 1) - j;
+      }
+      at += j * st[a];
+    }
+    out.data.push_back(inside ? x.data[size_t(at)] : fill);
+  }
+  return out;
+}
+
 } // namespace
 
 Tensor evalComposite(const UOp *u, const std::vector<const Tensor *> &s) {
   switch (u->op()) {
-  case Op::Matmul:
-    return matmul(u, s);
-  case Op::Conv2d:
-    return conv2d(u, s);
-  case Op::ConvTranspose2d:
-    return convTranspose2d(u, s);
+  case Op::Matmul: return matmul(u, s);
+  case Op::Conv2d: return conv2d(u, s);
+  case Op::ConvTranspose2d: return convTranspose2d(u, s);
   case Op::MaxPool2d:
-  case Op::AvgPool2d:
-    return pool2d(u, *s[0]);
+  case Op::AvgPool2d: return pool2d(u, *s[0]);
   case Op::Softmax:
   case Op::LogSoftmax:
   case Op::Logsumexp: {
@@ -481,26 +499,20 @@ Tensor evalComposite(const UOp *u, const std::vector<const Tensor *> &s) {
     return finish(u, alongAxis(*s[0], u->arg().getInt(), op == Op::Logsumexp,
                                [op](const Values &line) { return softmaxLine(line, op); }));
   }
-  case Op::Mean:
-    return finish(u, statsOver(*s[0], keptShape(s[0]->shape, u->arg().intTuple()), false, 0));
+  case Op::Mean: return finish(u, statsOver(*s[0], keptShape(s[0]->shape, u->arg().intTuple()), false, 0));
   case Op::Var: {
     auto axes = u->arg().getTuple()[0].intTuple();
     return finish(u, statsOver(*s[0], keptShape(s[0]->shape, axes), true, u->arg().getTuple()[1].getInt()));
   }
   case Op::Layernorm:
-  case Op::Rmsnorm:
-    return normalize(u, s);
-  case Op::Batchnorm:
-    return batchnorm(u, s);
+  case Op::Rmsnorm: return normalize(u, s);
+  case Op::Batchnorm: return batchnorm(u, s);
   case Op::Gather:
-  case Op::Embedding:
-    return gather(u, s);
-  case Op::Concat:
-    return concat(u, s);
-  case Op::Arange:
-    return arange(u);
-  case Op::Cumsum:
-    return cumsum(u, *s[0]);
+  case Op::Embedding: return gather(u, s);
+  case Op::Concat: return concat(u, s);
+  case Op::Arange: return arange(u);
+  case Op::Cumsum: return cumsum(u, *s[0]);
+  case Op::PadMode: return padMode(u, *s[0]);
   default: {
     Values v = doubles(*s[0]);
     for (double &x : v)

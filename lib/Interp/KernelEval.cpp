@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -391,13 +392,24 @@ private:
   }
 
   /// A wmma in a kernel graph: the operands of the other lanes are this node's operands with the lane index set to
-  /// their lane (graphs keep no state per work-item, so that is what the other lanes hold).
+  /// their lane (graphs keep no state per work-item, so that is what the other lanes hold). A warp's result is
+  /// kept for its other lanes, keyed by the other ranges' values (and, when the operands read memory the kernel
+  /// writes, by the last store).
   Val wmma(int i) {
     const UOp *u = nodes_[size_t(i)];
     const std::vector<int> &s = src_[size_t(i)];
     const TensorCore &tc = wmmaShape(u);
     int lane = s[3];
     int64_t mine = bound(value(lane));
+    WarpCache &cache = warps_[i];
+    if (cache.readsOwnStores < 0)
+      cache.readsOwnStores = readsOwnStores(u);
+    std::vector<int64_t> key = {cache.readsOwnStores ? int64_t(lastStore_) : 0};
+    for (int r : free_[size_t(i)])
+      if (r != lane)
+        key.push_back(rangeValue_[size_t(r)]);
+    if (auto hit = cache.results.find(key); hit != cache.results.end())
+      return hit->second[size_t(mine)];
     std::vector<Val> a(size_t(tc.warp)), b(size_t(tc.warp)), c(size_t(tc.warp));
     for (int l = 0; l < tc.warp; ++l) {
       bind(lane, l);
@@ -406,7 +418,30 @@ private:
       c[size_t(l)] = value(s[2]);
     }
     bind(lane, mine);
-    return warpMma(tc, a, b, c)[size_t(mine)];
+    if (cache.results.size() >= 4096) // the lanes of a warp come one after the other: older warps are done
+      cache.results.clear();
+    return cache.results.emplace(std::move(key), warpMma(tc, a, b, c)).first->second[size_t(mine)];
+  }
+
+  /// Do the operands of u load from memory that the kernel stores to?
+  bool readsOwnStores(const UOp *u) {
+    std::vector<const UOp *> stored, loaded;
+    auto memoryOf = [](const UOp *access) {
+      const UOp *p = access->src(0);
+      while (p->op() == Op::Index || p->op() == Op::After)
+        p = p->src(0);
+      return p;
+    };
+    for (const UOp *n : nodes_)
+      if (n->op() == Op::Store)
+        stored.push_back(memoryOf(n));
+    for (const UOp *n : toposort(u))
+      if (n->op() == Op::Load)
+        loaded.push_back(memoryOf(n));
+    for (const UOp *l : loaded)
+      if (std::find(stored.begin(), stored.end(), l) != stored.end())
+        return true;
+    return false;
   }
 
   Val alu(int i) {
@@ -565,6 +600,12 @@ private:
   size_t pc_ = 0;
   std::vector<std::pair<int, size_t>> loops_; // open loops: range, its position
   std::vector<std::pair<int, int64_t>> launch_;
+  struct WarpCache {
+    int readsOwnStores = -1; // unknown yet
+    /// the other ranges' values (and the last store, if it matters) -> each lane's result
+    std::map<std::vector<int64_t>, std::vector<Val>> results;
+  };
+  std::unordered_map<int, WarpCache> warps_; // wmma node -> the warps computed so far
   std::unordered_map<const UOp *, Memory> *locals_ = nullptr;
   std::deque<std::vector<uint8_t>> regStore_;
   std::unordered_map<const UOp *, int> regIndex_;

@@ -316,6 +316,54 @@ Tensor cumsumOf(const Tensor &x, int64_t axis) {
 
 const UOp *cumsum(const Match &m) { return cumsumOf(m.root()->src(0), m.root()->arg().getInt()).uop(); }
 
+/// pad_mode: constant through a mask (Tensor::padValue); edge and reflect axis by axis (as numpy does, so corners
+/// come from the already padded axes), each the middle, a left part and a right part chosen by masks:
+///   edge:    left = x[0:1] expanded to `before`,         right = x[n-1:n] expanded to `after`
+///   reflect: left = flip(x[1 : before+1]),               right = flip(x[n-1-after : n-1])
+const UOp *padMode(const Match &m) {
+  const UOp *u = m.root();
+  const Arg::Tuple &t = u->arg().getTuple();
+  Tensor x = u->src(0);
+  Pairs pads;
+  for (const Arg &p : t[0].getTuple())
+    pads.emplace_back(p.getTuple()[0].getInt(), p.getTuple()[1].getInt());
+  const std::string &mode = t[1].getString();
+  if (mode == "constant")
+    return x.padValue(pads, argNum(t[2])).uop();
+  for (size_t a = 0; a < pads.size(); ++a) {
+    auto [before, after] = pads[a];
+    if (!before && !after)
+      continue;
+    int64_t n = x.dim(int64_t(a));
+    auto slice = [&](int64_t b, int64_t e) {
+      Pairs s = noPads(size_t(x.rank()));
+      for (size_t i = 0; i < s.size(); ++i)
+        s[i] = {0, x.dim(int64_t(i))};
+      s[a] = {b, e};
+      return x.shrink(s);
+    };
+    auto stretch = [&](const Tensor &edge, int64_t k) {
+      Shape s = edge.shape();
+      s[a] = k;
+      return edge.expand(s);
+    };
+    Tensor left = mode == "edge" ? stretch(slice(0, 1), before) : slice(1, before + 1).flip({int64_t(a)});
+    Tensor right = mode == "edge" ? stretch(slice(n - 1, n), after) : slice(n - 1 - after, n - 1).flip({int64_t(a)});
+    auto place = [&](const Tensor &part, int64_t offset) { // part at [offset, offset + its size) of the axis
+      Pairs p = noPads(size_t(x.rank()));
+      p[a] = {offset, before + n + after - offset - part.dim(int64_t(a))};
+      Shape ms(size_t(x.rank()), 1);
+      ms[a] = part.dim(int64_t(a));
+      return std::make_pair(part.pad(p), Tensor::full(x.ctx(), dt::Bool, ms, 1).pad(p));
+    };
+    auto [mid, midMask] = place(x, before);
+    auto [l, leftMask] = place(left, 0);
+    Tensor r = place(right, before + n).first; // what neither mask covers
+    x = midMask.where(mid, leftMask.where(l, r));
+  }
+  return x.uop();
+}
+
 /// arange(start, stop, step) = cumsum of n copies of step, plus start - step
 const UOp *arange(const Match &m) {
   const UOp *u = m.root();
@@ -341,7 +389,7 @@ const UOp *wideReduce(const Match &m) {
 /// Composites that only select or move values: exact in any dtype, so never widened.
 bool movesValues(Op op) {
   return op == Op::Relu || op == Op::Clip || op == Op::Concat || op == Op::Gather || op == Op::Embedding ||
-         op == Op::MaxPool2d || op == Op::Arange;
+         op == Op::MaxPool2d || op == Op::Arange || op == Op::PadMode;
 }
 
 /// Composites of float16/bfloat16 compute in float32 and round once, as the interpreter defines them and as
@@ -398,6 +446,8 @@ const PatternMatcher &matcher() {
           {any({Op::ReduceAxis}), guarded<wideReduce>,
            "reduce_axis(add, x:f16) -> cast(reduce_axis(add, cast(x, f32)), f16)"},
           {any({Op::Cumsum}), guarded<cumsum>, "cumsum(x) -> sum(pool(pad(x, n-1 before)))"},
+          {any({Op::PadMode}), guarded<padMode>,
+           "pad_mode(x, reflect) -> where(in x, pad(x), where(in left, pad(flip(x[1:b+1])), pad(flip(...))))"},
           {any({Op::Arange}), guarded<arange>, "arange(a, b, s) -> cumsum(full(n, s)) + (a - s)"},
       },
       /*preservesTypes=*/true);
