@@ -375,17 +375,19 @@ class Generator:
         return self.add("cast", [x], None, dtype, x.shape)
 
     def partner(self, a, dtype=None, exact=False):
-        """A second operand for an elementwise op with a: same dtype, a's shape or rank 0."""
+        """A second operand for an elementwise op with a: same dtype, a's shape, rank 0, or a new input of a shape
+        that broadcasts to a's in numpy's sense (leading axes dropped, some axes 1: the parser inserts the
+        reshape and expand)."""
         dtype = dtype or a.dtype
         r = self.r.random()
         ok = lambda n: n.dtype == dtype and (n.shape == a.shape or n.shape == ()) and (n.exact or not exact)
-        if r < 0.5:
+        if r < 0.45:
             b = self.pick(ok)
             if b:
                 return b
-        if r < 0.7:
+        if r < 0.6:
             return self.scalar_const(dtype)
-        if r < 0.8 and a.shape:
+        if r < 0.7 and a.shape:
             # the same data through another view of the same shape (aliasing)
             if len(a.shape) >= 2 and a.shape[-1] == a.shape[-2]:
                 order = list(range(len(a.shape)))
@@ -394,6 +396,9 @@ class Generator:
                 return self.cast_to(v, dtype) if v.dtype != dtype else v
             v = self.add("flip", [a], [len(a.shape) - 1], a.dtype, a.shape)
             return self.cast_to(v, dtype) if v.dtype != dtype else v
+        if r < 0.9 and a.shape and self.inputs < 8:
+            shape = [1 if self.r.random() < 0.4 else d for d in a.shape[self.r.randint(0, len(a.shape) - 1):]]
+            return self.new_input(dtype, tuple(shape))
         if self.inputs < 4:
             return self.new_input(dtype, a.shape)
         return self.scalar_const(dtype)
