@@ -404,6 +404,7 @@ double unary(Op op, double x, const UOp *u) {
   case Op::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
   case Op::Tanh: return std::tanh(x);
   case Op::Silu: return x / (1.0 + std::exp(-x));
+  case Op::Erf: return erfAS(x);
   case Op::Exp: return std::exp(x);
   case Op::Log: return std::log(x);
   case Op::Gelu:

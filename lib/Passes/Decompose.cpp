@@ -62,6 +62,7 @@ const UOp *elementwise(const Match &m) {
   case Op::Tanh: return tanhOf(x).uop();
   case Op::Gelu: return gelu(x, u->arg().getString()).uop();
   case Op::Silu: return (x * sigmoid(x)).uop();
+  case Op::Erf: return erf(x).uop();
   case Op::Exp: return x.exp().uop();
   case Op::Log: return x.log().uop();
   case Op::Clip: {
@@ -427,7 +428,8 @@ const PatternMatcher &matcher() {
       "decompose",
       {
           {any(group::composite()), guarded<widenHalf>, "op(x:f16, ...) -> cast(op(cast(x, f32), ...), f16)"},
-          {any({Op::Relu, Op::LeakyRelu, Op::Sigmoid, Op::Tanh, Op::Gelu, Op::Silu, Op::Exp, Op::Log, Op::Clip}),
+          {any({Op::Relu, Op::LeakyRelu, Op::Sigmoid, Op::Tanh, Op::Gelu, Op::Silu, Op::Exp, Op::Log, Op::Clip,
+                Op::Erf}),
            guarded<elementwise>, "relu(x) -> where(0 < x, x, 0) ; sigmoid(x) -> 1/(1 + exp2(-x/ln2)) ; ..."},
           {any({Op::Softmax, Op::LogSoftmax, Op::Logsumexp}), guarded<softmaxFamily>,
            "softmax(x) -> e * 1/sum(e), e = exp(x - max(x))"},

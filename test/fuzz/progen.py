@@ -197,7 +197,7 @@ def info(n, src):
     return mag, err
 
 
-EXACT_COMPOSITES = {"relu", "clip", "concat", "gather", "embedding", "max_pool2d", "arange"}
+EXACT_COMPOSITES = {"relu", "clip", "concat", "gather", "embedding", "max_pool2d", "arange", "pad_mode"}
 
 
 def power(m, k):
@@ -217,6 +217,10 @@ def composite_info(n, src, m, e):
         return m[0], e[0] + r(m[0])
     if op in ("sigmoid", "tanh"):
         return 1.0, e[0] + r(1.0)
+    if op == "erf":  # slope at most 2/sqrt(pi)
+        return 1.0, 1.2 * e[0] + r(4.0)
+    if op == "pad_mode":  # moves values (the constant is exact in the dtype)
+        return max(m[0], abs(n.arg[2]) if len(n.arg) > 2 else 0), e[0]
     if op in ("gelu", "silu"):
         return m[0], 2 * e[0] + r(m[0] + 1)
     if op == "exp":
@@ -596,7 +600,7 @@ class Generator:
         a = self.float_operand()
         if not a:
             return None
-        op = self.r.choice(["relu", "leaky_relu", "sigmoid", "tanh", "gelu", "silu", "exp", "log", "clip"])
+        op = self.r.choice(["relu", "leaky_relu", "sigmoid", "tanh", "gelu", "silu", "exp", "log", "clip", "erf"])
         arg = None
         if op == "leaky_relu":
             arg = 0.1
@@ -654,6 +658,22 @@ class Generator:
         else:
             b = self.new_input(dtype, batch + (k, n))
         return self.add("matmul", [a, b], None, dtype, batch + (m, n))
+
+    def pad_mode(self):
+        a = self.pick(lambda n: len(n.shape) >= 1 and numel(n.shape) > 0)
+        if not a:
+            return None
+        mode = self.r.choice(["constant", "edge", "reflect"])
+        pads = []
+        for d in a.shape:
+            most = d - 1 if mode == "reflect" else 2
+            pads.append([self.r.randint(0, min(2, most)), self.r.randint(0, min(2, most))])
+        shape = tuple(d + p[0] + p[1] for d, p in zip(a.shape, pads))
+        if numel(shape) > MAX_ELEMENTS:
+            return None
+        values = [0.0, 1.0, -2.5] if is_float(a.dtype) else [0, 1]  # exact in the dtype
+        arg = [pads, f'"{mode}"'] + ([self.r.choice(values)] if mode == "constant" else [])
+        return self.add("pad_mode", [a], arg, a.dtype, shape)
 
     def conv(self):
         x = self.float_operand(rank=4)
@@ -762,7 +782,7 @@ class Generator:
 
     BUILDERS = [("unary_float", 10), ("unary_int", 3), ("binary", 25), ("logic", 4), ("compare", 6), ("where", 6),
                 ("cast", 8), ("movement", 25), ("reduce", 10), ("contiguous", 2), ("activation", 6),
-                ("axis_composite", 6), ("matmul", 4), ("tc_matmul", 1), ("conv", 3), ("pool", 3), ("gather", 3), ("concat", 3),
+                ("axis_composite", 6), ("matmul", 4), ("tc_matmul", 1), ("pad_mode", 2), ("conv", 3), ("pool", 3), ("gather", 3), ("concat", 3),
                 ("arange", 1), ("batchnorm", 1)]
 
     def generate(self):
