@@ -203,12 +203,12 @@ std::string checkReduceAxis(const UOp *u) {
 }
 
 std::string checkComposite(const UOp *u) {
-  static const OpSet floatOnly = {Op::Sigmoid, Op::Tanh,      Op::Gelu,       Op::Silu,      Op::Exp,
-                                  Op::Log,     Op::Softmax,   Op::LogSoftmax, Op::Logsumexp, Op::Mean,
-                                  Op::Var,     Op::Layernorm, Op::Batchnorm,  Op::Rmsnorm,   Op::AvgPool2d};
+  static const OpSet floatOnly = {Op::Sigmoid,   Op::Tanh,       Op::Gelu,      Op::Silu, Op::Exp, Op::Log,
+                                  Op::Softmax,   Op::LogSoftmax, Op::Logsumexp, Op::Mean, Op::Var, Op::Layernorm,
+                                  Op::Batchnorm, Op::Rmsnorm,    Op::AvgPool2d, Op::Erf};
   if (floatOnly.contains(u->op()) && !u->dtype().isFloat())
     return "needs a float dtype, has " + dt(u->dtype());
-  if (u->dtype().isBool() && u->op() != Op::Concat && u->op() != Op::Gather)
+  if (u->dtype().isBool() && u->op() != Op::Concat && u->op() != Op::Gather && u->op() != Op::PadMode)
     return "does not take bool values";
   if (u->op() == Op::Arange)
     return "";
