@@ -114,9 +114,12 @@ private:
     if (laneCount(axes) > target_.maxLanes)
       return fail(u, "would have " + std::to_string(laneCount(axes)) + " lanes, more than the target's " +
                          std::to_string(target_.maxLanes) + " (use smaller upcast and unroll amounts)");
+    if (u->op() == Op::Reduce)
+      return expandReduce(u);
+    if (u->op() == Op::End)
+      return expandEnd(u);
     if (axes.empty())
-      return u->op() == Op::Reduce || u->op() == Op::End ? (u->op() == Op::Reduce ? expandReduce(u) : expandEnd(u))
-                                                         : rebuilt(u);
+      return rebuilt(u);
     for (const UOp *s : u->src())
       if ((done_.at(s).fragment || done_.at(s).inner > 1) && u->op() != Op::Wmma && u->op() != Op::Reduce &&
           u->op() != Op::Gep)
@@ -125,8 +128,6 @@ private:
     case Op::Index: return expandIndex(u, axes);
     case Op::Load: return expandLoad(u, axes);
     case Op::Store: return expandStore(u, axes);
-    case Op::Reduce: return expandReduce(u);
-    case Op::End: return expandEnd(u);
     case Op::Vectorize: return {nullptr, axes, {}, 1, true}; // a fragment: built by its wmma
     case Op::Wmma: return expandWmma(u, axes);
     case Op::Gep:

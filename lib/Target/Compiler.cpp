@@ -205,7 +205,7 @@ bool renderable(const ProgramDesc &p, const TargetInfo &t, std::string &error) {
 /// Every kernel of a GPU program in one optimized module for the AMDGPU or NVPTX backend.
 bool gpuModule(const ProgramDesc &p, const TargetInfo &t, const std::string &prefix, LLVMFlavor flavor, llvm::Module &m,
                std::string &error) {
-  if (!prepareModule(m, t, error) || !renderable(p, t, error))
+  if (!prepareModule(m, t, error)) // writeArtifacts and JitProgram::build checked renderable() already
     return false;
   for (const KernelDesc &k : p.kernels) {
     renderKernelLLVM(k.linear, k.info, prefix + k.symbol, m, t.fpContract, flavor);
