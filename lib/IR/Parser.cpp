@@ -423,30 +423,16 @@ bool Parser::build(Statement &st) {
     dtype = *inferred;
   }
   roundConstLiteral(st, dtype);
-  int arity = opArity(st.op);
-  if (arity >= 0 && int(st.src.size()) != arity)
-    return error(st.opLoc, "'" + std::string(opName(st.op)) + "' takes " + std::to_string(arity) + " operand" +
-                               (arity == 1 ? "" : "s") + ", got " + std::to_string(st.src.size()));
-  std::optional<Desugared> sugar = desugar(ctx_, st.op, st.src, st.arg, err);
-  if (!sugar)
-    return error(st.opLoc, err);
-  st.src = sugar->src;
-  st.arg = sugar->arg;
-  InferredShape shape = inferShape(st.op, dtype, st.src, st.arg, sugar->reshapeResult ? std::nullopt : st.shape);
-  if (!shape.error.empty())
-    return error(st.shape ? st.typeLoc : st.opLoc, shape.error);
-  if (sugar->reshapeResult && st.shape && *st.shape != *sugar->reshapeResult)
-    return error(st.typeLoc, "the type gives shape " + shapeStr(*st.shape) + " but '" + std::string(opName(st.op)) +
-                                 "' produces " + shapeStr(*sugar->reshapeResult));
+  BuildErrorSite site;
+  const UOp *u = buildNode(ctx_, st.op, st.src, st.arg, dtype, st.shape, err, &site, st.tag);
+  if (!u)
+    return error(site == BuildErrorSite::Type ? st.typeLoc : st.opLoc, err);
   auto prev = values_.find(st.name);
   if (prev != values_.end()) {
     error(st.loc, "redefinition of '%" + st.name + "'");
     diags_.note(prev->second.second, "previous definition is here");
     return false;
   }
-  const UOp *u = ctx_.make(st.op, dtype, st.src, st.arg, shape.shape, st.tag);
-  if (sugar->reshapeResult)
-    u = ctx_.make(Op::Reshape, dtype, {u}, Arg(), *sugar->reshapeResult);
   locateNew(u, st.loc, 4);
   values_.emplace(st.name, std::make_pair(u, st.loc));
   statements_.emplace_back(u, st);

@@ -137,4 +137,33 @@ std::optional<Desugared> desugar(Context &ctx, Op op, std::vector<const UOp *> s
   return d;
 }
 
+const UOp *buildNode(Context &ctx, Op op, std::vector<const UOp *> src, Arg arg, std::optional<DType> dtype,
+                     const std::optional<Shape> &shape, std::string &err, BuildErrorSite *site, Arg tag) {
+  auto fail = [&](BuildErrorSite where, std::string message) -> const UOp * {
+    if (site)
+      *site = where;
+    err = std::move(message);
+    return nullptr;
+  };
+  if (!dtype && !(dtype = inferDType(op, src, arg, err)))
+    return fail(BuildErrorSite::Op, err);
+  int arity = opArity(op);
+  if (arity >= 0 && int(src.size()) != arity)
+    return fail(BuildErrorSite::Op, "'" + std::string(opName(op)) + "' takes " + std::to_string(arity) + " operand" +
+                                        (arity == 1 ? "" : "s") + ", got " + std::to_string(src.size()));
+  std::optional<Desugared> sugar = desugar(ctx, op, std::move(src), std::move(arg), err);
+  if (!sugar)
+    return fail(BuildErrorSite::Op, err);
+  InferredShape inferred = inferShape(op, *dtype, sugar->src, sugar->arg, sugar->reshapeResult ? std::nullopt : shape);
+  if (!inferred.error.empty())
+    return fail(shape ? BuildErrorSite::Type : BuildErrorSite::Op, inferred.error);
+  if (sugar->reshapeResult && shape && *shape != *sugar->reshapeResult)
+    return fail(BuildErrorSite::Type, "the type gives shape " + shapeStr(*shape) + " but '" + std::string(opName(op)) +
+                                          "' produces " + shapeStr(*sugar->reshapeResult));
+  const UOp *u = ctx.make(op, *dtype, sugar->src, sugar->arg, inferred.shape, std::move(tag));
+  if (sugar->reshapeResult)
+    u = ctx.make(Op::Reshape, *dtype, {u}, Arg(), *sugar->reshapeResult);
+  return u;
+}
+
 } // namespace tgc

@@ -29,6 +29,15 @@ struct Desugared {
 /// ctx); nullopt with `err` set when the operands do not broadcast.
 std::optional<Desugared> desugar(Context &ctx, Op op, std::vector<const UOp *> src, Arg arg, std::string &err);
 
+/// Where a problem found by buildNode lies: in the op and its operands, or in the type written for the result.
+enum class BuildErrorSite { Op, Type };
+
+/// Make a tensor- or kernel-level node the way the parser does: the dtype inferred unless given, the operand count
+/// checked, the conveniences desugared, the shape inferred (or the given one checked). nullptr with `err` (and
+/// `site`) set when something does not fit. Every frontend builds nodes through this.
+const UOp *buildNode(Context &ctx, Op op, std::vector<const UOp *> src, Arg arg, std::optional<DType> dtype,
+                     const std::optional<Shape> &shape, std::string &err, BuildErrorSite *site = nullptr, Arg tag = {});
+
 /// The numpy broadcast of two shapes (trailing axes aligned, 1 stretches), nullopt when they do not broadcast.
 std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b);
 

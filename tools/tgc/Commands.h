@@ -13,7 +13,9 @@ namespace tgc {
 
 struct RunOptions {
   std::string input;
-  std::string opts; // apply-opts actions, e.g. "upcast:1:4"
+  std::vector<std::string> dims;  // ONNX dynamic dimensions, NAME=SIZE
+  std::vector<std::string> binds; // ONNX inputs fixed to data, NAME=FILE
+  std::string opts;               // apply-opts actions, e.g. "upcast:1:4"
   bool interp = false;
   DataOptions data;
   std::string outputDir;
@@ -28,6 +30,8 @@ int runCommand(const RunOptions &o);
 
 struct CompileOptions {
   std::string input;
+  std::vector<std::string> dims;
+  std::vector<std::string> binds;
   std::string opts; // apply-opts actions
   std::string outDir;
   std::string target = "cpu";
@@ -52,8 +56,20 @@ int weightsCommand(const WeightsOptions &o);
 
 struct InfoOptions {
   std::string input;
+  std::vector<std::string> dims;
+  std::vector<std::string> binds;
   bool json = false;
 };
 int infoCommand(const InfoOptions &o);
+
+struct ImportOptions {
+  std::string input;
+  std::string output;      // the .uop file ("-": stdout)
+  std::string weightsFile; // default: beside the output, named after it
+  std::vector<std::string> dims;
+  std::vector<std::string> binds;
+  bool listOps = false;
+};
+int importCommand(const ImportOptions &o);
 
 } // namespace tgc

@@ -19,7 +19,14 @@ int compileCommand(const CompileOptions &o) {
   Context ctx;
   SourceManager sm;
   DiagEngine diags(&sm);
-  std::optional<Module> m = loadModel(ctx, o.input, sm, diags);
+  // an ONNX model's weights: beside the program when it reads them at run time, else a temporary file
+  LoadOptions lo{o.dims, o.binds, ""};
+  if (isOnnxPath(o.input) && o.weights == "external" && o.weightsFile.empty()) {
+    std::error_code ec;
+    fs::create_directories(o.outDir, ec);
+    lo.weightsDir = o.outDir;
+  }
+  std::optional<Module> m = loadModel(ctx, o.input, sm, diags, lo);
   if (!m)
     return 1;
   if (detectStage(m->root) != Stage::Tensor)

@@ -17,7 +17,7 @@ int infoCommand(const InfoOptions &o) {
   Context ctx;
   SourceManager sm;
   DiagEngine diags(&sm);
-  std::optional<Module> m = loadModel(ctx, o.input, sm, diags);
+  std::optional<Module> m = loadModel(ctx, o.input, sm, diags, LoadOptions{o.dims, o.binds, ""});
   if (!m)
     return 1;
   std::vector<interp::TensorSpec> sig;
@@ -49,8 +49,8 @@ int infoCommand(const InfoOptions &o) {
   }
   std::string text = m->fileName + ": " + std::string(stageName(stage)) + " graph\n";
   for (const auto &s : sig)
-    text += "  " + std::string(interp::roleName(s.role)) + " " + s.name + ": " + s.dtype.str() + shapeStr(s.shape) +
-            "\n";
+    text +=
+        "  " + std::string(interp::roleName(s.role)) + " " + s.name + ": " + s.dtype.str() + shapeStr(s.shape) + "\n";
   for (const std::string &w : m->weightFiles)
     text += "  weights file: " + w + "\n";
   if (stage == Stage::Program)

@@ -4,17 +4,19 @@
 
 #include "Model.h"
 
+#include "Frontend/Onnx.h"
 #include "IR/Eval.h"
 #include "IR/Parser.h"
 #include "IR/Verifier.h"
+#include "Passes/PassManager.h"
 #include "Runtime/Npy.h"
 #include "Runtime/Safetensors.h"
-#include "Passes/PassManager.h"
 #include "Support/FileIO.h"
 #include "Support/Logging.h"
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -24,7 +26,104 @@ namespace tgc {
 
 namespace fs = std::filesystem;
 
-std::optional<Module> loadModel(Context &ctx, const std::string &path, SourceManager &sm, DiagEngine &diags) {
+namespace {
+
+/// A directory removed (with its files) when tgc exits: where `tgc compile|run model.onnx` puts the weights.
+class ScratchDir {
+public:
+  ~ScratchDir() {
+    if (!path_.empty()) {
+      std::error_code ec;
+      fs::remove_all(path_, ec);
+    }
+  }
+  const std::string &get() {
+    if (path_.empty()) {
+      std::string tmpl = (fs::temp_directory_path() / "tgc-XXXXXX").string();
+      if (mkdtemp(tmpl.data()))
+        path_ = tmpl;
+    }
+    return path_;
+  }
+
+private:
+  std::string path_;
+};
+
+ScratchDir scratch;
+
+std::optional<Module> importModel(Context &ctx, const std::string &path, DiagEngine &diags, const LoadOptions &lo) {
+  OnnxImportOptions io;
+  std::string err;
+  if (!parseDims(lo.dims, io.dims, err) || !parseBinds(lo.binds, io.bound, err)) {
+    diags.error(Loc{}, err);
+    return std::nullopt;
+  }
+  std::optional<OnnxImport> imp = importOnnx(ctx, path, io, diags);
+  if (!imp)
+    return std::nullopt;
+  if (!imp->weights.empty()) {
+    std::string dir = lo.weightsDir.empty() ? scratch.get() : lo.weightsDir;
+    fs::path file = fs::absolute(fs::path(dir) / (fs::path(path).stem().string() + ".safetensors"));
+    if (dir.empty() || !rt::writeSafetensors(file.string(), imp->weights, err)) {
+      diags.error(Loc{}, dir.empty() ? "cannot make a temporary directory for the weights" : err);
+      return std::nullopt;
+    }
+    imp->module.weightFiles = {file.string()};
+  }
+  return std::move(imp->module);
+}
+
+} // namespace
+
+bool isOnnxPath(const std::string &path) { return fs::path(path).extension() == ".onnx"; }
+
+bool readArrayFile(const std::string &path, rt::Array &out, std::string &error) {
+  std::string pbName;
+  if (fs::path(path).extension() == ".pb")
+    return readOnnxTensorFile(path, out, pbName, error);
+  return rt::readNpy(path, out, error);
+}
+
+bool parseBinds(const std::vector<std::string> &flags, std::map<std::string, rt::Array> &out, std::string &error) {
+  for (const std::string &f : flags) {
+    size_t eq = f.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      error = "--bind needs NAME=FILE (.npy or .pb), got '" + f + "'";
+      return false;
+    }
+    if (!readArrayFile(f.substr(eq + 1), out[f.substr(0, eq)], error))
+      return false;
+  }
+  return true;
+}
+
+bool parseDims(const std::vector<std::string> &flags, std::map<std::string, int64_t> &out, std::string &error) {
+  for (const std::string &f : flags) {
+    size_t eq = f.find('=');
+    char *end = nullptr;
+    long long v = eq == std::string::npos ? -1 : std::strtoll(f.c_str() + eq + 1, &end, 10);
+    if (eq == std::string::npos || eq == 0 || !end || *end || end == f.c_str() + eq + 1 || v < 0) {
+      error = "--dim needs NAME=SIZE with a size >= 0, got '" + f + "'";
+      return false;
+    }
+    out[f.substr(0, eq)] = v;
+  }
+  return true;
+}
+
+std::optional<Module> loadModel(Context &ctx, const std::string &path, SourceManager &sm, DiagEngine &diags,
+                                const LoadOptions &lo) {
+  if (isOnnxPath(path)) {
+    std::optional<Module> m = importModel(ctx, path, diags, lo);
+    if (m && verify(*m, detectStage(m->root), diags) > 0)
+      return std::nullopt;
+    return m;
+  }
+  if (!lo.dims.empty() || !lo.binds.empty()) {
+    diags.error(Loc{}, "--dim and --bind apply to ONNX models only");
+    return std::nullopt;
+  }
   std::string text, err;
   if (!readFile(path, text, err)) {
     diags.error(Loc{}, "cannot read '" + path + "': " + err);
@@ -74,7 +173,7 @@ bool readInputFlags(const std::vector<std::string> &flags, const std::vector<int
       return false;
     }
     rt::Array a;
-    if (!rt::readNpy(f.substr(eq + 1), a, error))
+    if (!readArrayFile(f.substr(eq + 1), a, error))
       return false;
     out[name] = std::move(a);
   }

@@ -9,14 +9,37 @@
 #include "Passes/TargetDesc.h"
 #include "Support/Diagnostics.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace tgc {
 
-/// Parse and verify a model; diagnostics are printed. nullopt on any error.
-std::optional<Module> loadModel(Context &ctx, const std::string &path, SourceManager &sm, DiagEngine &diags);
+/// How a model file is read: sizes of ONNX dynamic dimensions, and where an ONNX model's weights are written.
+struct LoadOptions {
+  std::vector<std::string> dims;  // NAME=SIZE (--dim)
+  std::vector<std::string> binds; // NAME=FILE (--bind): ONNX graph inputs fixed to known data
+  /// Directory for the safetensors file of an imported model's initializers; empty: a temporary directory that is
+  /// removed when tgc exits.
+  std::string weightsDir;
+};
+
+/// Parse (a .uop) or import (an .onnx) and verify a model; diagnostics are printed. nullopt on any error.
+std::optional<Module> loadModel(Context &ctx, const std::string &path, SourceManager &sm, DiagEngine &diags,
+                                const LoadOptions &lo = {});
+
+/// True when `path` names an ONNX model (by its extension).
+bool isOnnxPath(const std::string &path);
+
+/// An array from a .npy file, or from an ONNX TensorProto (.pb); false with a one-line reason.
+bool readArrayFile(const std::string &path, rt::Array &out, std::string &error);
+
+/// The --bind flags as a map of arrays; false with a one-line reason.
+bool parseBinds(const std::vector<std::string> &flags, std::map<std::string, rt::Array> &out, std::string &error);
+
+/// The --dim flags as a map; false with a one-line reason.
+bool parseDims(const std::vector<std::string> &flags, std::map<std::string, int64_t> &out, std::string &error);
 
 struct DataOptions {
   std::vector<std::string> inputs; // NAME=FILE.npy

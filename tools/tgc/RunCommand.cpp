@@ -121,7 +121,7 @@ int runCommand(const RunOptions &o) {
   Context ctx;
   SourceManager sm;
   DiagEngine diags(&sm);
-  std::optional<Module> m = loadModel(ctx, o.input, sm, diags);
+  std::optional<Module> m = loadModel(ctx, o.input, sm, diags, LoadOptions{o.dims, o.binds, ""});
   if (!m)
     return 1;
   std::vector<interp::TensorSpec> sig;
@@ -156,8 +156,8 @@ int runCommand(const RunOptions &o) {
     return oneLineError(err);
   std::string text;
   for (const interp::TensorSpec &spec : sig) { // in the program's order
-    if (!outputs.count(spec.name) || (spec.role != interp::TensorSpec::Role::Output &&
-                                      spec.role != interp::TensorSpec::Role::InOut))
+    if (!outputs.count(spec.name) ||
+        (spec.role != interp::TensorSpec::Role::Output && spec.role != interp::TensorSpec::Role::InOut))
       continue;
     const std::string &name = spec.name;
     const rt::Array &a = outputs.at(name);

@@ -1,5 +1,5 @@
 //===- main.cpp - tgc: the tensor compiler's command line -------*- C++ -*-===//
-// Subcommands: run (execute a model), info (describe a model). Everything else is in lib/ and the commands.
+// Subcommands: run, compile, import, info, weights. Everything else is in lib/ and the commands.
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
@@ -27,7 +27,12 @@ int main(int argc, char **argv) {
 
   tgc::RunOptions run;
   CLI::App *runCmd = app.add_subcommand("run", "run a model and write or print its outputs");
-  runCmd->add_option("input", run.input, "the .uop model")->required();
+  const char *dimHelp = "NAME=SIZE: the size of an ONNX model's dynamic dimension (repeatable)";
+  const char *bindHelp = "NAME=FILE (.npy or .pb): fix an ONNX model's input to this data when compiling, as if it "
+                         "were a weight (repeatable)";
+  runCmd->add_option("input", run.input, "the model (.uop or .onnx)")->required();
+  runCmd->add_option("--dim", run.dims, dimHelp);
+  runCmd->add_option("--bind", run.binds, bindHelp);
   runCmd->add_flag("--interp", run.interp, "use the reference interpreter");
   runCmd
       ->add_option("--target", run.target, "cpu (LLVM JIT, default), opencl (an OpenCL device) or cuda (an NVIDIA GPU)")
@@ -51,7 +56,9 @@ int main(int argc, char **argv) {
 
   tgc::CompileOptions compile;
   CLI::App *compileCmd = app.add_subcommand("compile", "compile a model to an executable or a static library");
-  compileCmd->add_option("input", compile.input, "the .uop model")->required();
+  compileCmd->add_option("input", compile.input, "the model (.uop or .onnx)")->required();
+  compileCmd->add_option("--dim", compile.dims, dimHelp);
+  compileCmd->add_option("--bind", compile.binds, bindHelp);
   compileCmd->add_option("-o,--output", compile.outDir, "output directory")->required();
   compileCmd->add_option(
       "--target", compile.target,
@@ -85,8 +92,21 @@ int main(int argc, char **argv) {
 
   tgc::InfoOptions info;
   CLI::App *infoCmd = app.add_subcommand("info", "list a model's inputs, outputs, weights and ops");
-  infoCmd->add_option("input", info.input, "the .uop model")->required();
+  infoCmd->add_option("input", info.input, "the model (.uop or .onnx)")->required();
+  infoCmd->add_option("--dim", info.dims, dimHelp);
+  infoCmd->add_option("--bind", info.binds, bindHelp);
   infoCmd->add_flag("--json", info.json, "as JSON");
+
+  tgc::ImportOptions import;
+  CLI::App *importCmd =
+      app.add_subcommand("import", "translate an ONNX model to a .uop file and a safetensors file of its weights");
+  importCmd->add_option("input", import.input, "the .onnx model");
+  importCmd->add_option("-o,--output", import.output, "the .uop file to write ('-': standard output)");
+  importCmd->add_option("--weights-file", import.weightsFile,
+                        "the safetensors file to write (default: the output's name with .safetensors)");
+  importCmd->add_option("--dim", import.dims, dimHelp);
+  importCmd->add_option("--bind", import.binds, bindHelp);
+  importCmd->add_flag("--list-ops", import.listOps, "list the ONNX operators tgc imports");
 
   std::vector<std::string> args = tgc::normalizeArgs(argc, argv);
   std::vector<const char *> cargs;
@@ -97,7 +117,7 @@ int main(int argc, char **argv) {
   } catch (const CLI::ParseError &e) {
     if (e.get_exit_code() == 0) // --help
       return app.exit(e);
-    return tgc::oneLineError(tgc::describeParseError({"compile", "run", "info", "weights"}, args, e.what()));
+    return tgc::oneLineError(tgc::describeParseError({"compile", "run", "info", "weights", "import"}, args, e.what()));
   }
   tgc::setupLogging(debug, /*passLevelOffset=*/4);
   // the runtime linked in-process (tgc run) reads the level from the environment, like compiled executables do
@@ -108,5 +128,7 @@ int main(int argc, char **argv) {
     return tgc::compileCommand(compile);
   if (*weightsCmd)
     return tgc::weightsCommand(weights);
+  if (*importCmd)
+    return tgc::importCommand(import);
   return tgc::infoCommand(info);
 }
