@@ -60,17 +60,27 @@ void importMul(NodeCtx &n) { n.out(0, binary(n, Op::Mul)); }
 /// Integer division truncates toward zero (as onnxruntime's).
 void importDiv(NodeCtx &n) { n.out(0, binary(n, n.in(0)->dtype().isFloat() ? Op::Fdiv : Op::Idiv)); }
 
-/// fmod=1: C's fmod (the sign of the dividend); fmod=0: Python's % (the sign of the divisor).
+/// fmod=1: C's fmod (the sign of the dividend); fmod=0: Python's % (the sign of the divisor), as numpy computes
+/// them: r = fmod(a, b); a nonzero r whose sign differs from b's gets b added; a zero r takes b's sign.
 void importMod(NodeCtx &n) {
   const UOp *a = n.in(0), *b = n.in(1);
   bool fmod = n.attrInt("fmod", 0) != 0;
-  const UOp *r = a->dtype().isFloat() ? n.alu(Op::Sub, a, n.alu(Op::Mul, n.unary(Op::Trunc, n.alu(Op::Fdiv, a, b)), b))
-                                      : n.alu(Op::Mod, a, b);
-  if (!fmod) { // r + b when r != 0 and the signs of r and b differ
-    const UOp *zero = n.scalar(a->dtype(), 0);
+  DType d = a->dtype();
+  const UOp *zero = n.scalar(d, 0);
+  const UOp *r;
+  if (d.isFloat()) { // a - trunc(a / b) * b, and a itself when the quotient truncates to 0 (b = inf)
+    const UOp *q = n.unary(Op::Trunc, n.alu(Op::Fdiv, a, b));
+    r = n.where(n.alu(Op::Cmpeq, q, zero), a, n.alu(Op::Sub, a, n.alu(Op::Mul, q, b)));
+    r = n.where(n.alu(Op::Cmpeq, r, zero), n.alu(Op::Mul, a, zero), r); // fmod's zero has a's sign
+  } else {
+    r = n.alu(Op::Mod, a, b);
+  }
+  if (!fmod) {
     const UOp *fix = n.alu(Op::And, n.alu(Op::Cmpne, r, zero),
                            n.alu(Op::Cmpne, n.alu(Op::Cmplt, r, zero), n.alu(Op::Cmplt, b, zero)));
     r = n.where(fix, n.alu(Op::Add, r, b), r);
+    if (d.isFloat()) // a zero result takes the divisor's sign
+      r = n.where(n.alu(Op::Cmpeq, r, zero), n.where(n.alu(Op::Cmplt, b, zero), n.scalar(d, -0.0), zero), r);
   }
   n.out(0, r);
 }
@@ -232,10 +242,16 @@ void importElu(NodeCtx &n) {
   n.out(0, n.where(n.alu(Op::Cmplt, n.scalar(x->dtype(), 0), x), x, neg));
 }
 
-/// prelu(x, slope) = x if x > 0 else slope * x (slope broadcasts)
+/// prelu(x, slope) = x if x > 0 else slope * x (slope broadcasts; before opset 7 a [C] slope is per channel)
 void importPRelu(NodeCtx &n) {
-  const UOp *x = n.in(0);
-  n.out(0, n.where(n.alu(Op::Cmplt, n.scalar(x->dtype(), 0), x), x, n.alu(Op::Mul, x, n.in(1))));
+  const UOp *x = n.in(0), *slope = n.in(1);
+  if (n.opset() < 7 && slope->rank() == 1 && x->rank() > 2 && slope->shape()[0] == x->shape()[1] &&
+      slope->shape()[0] != x->shape()[size_t(x->rank() - 1)]) {
+    Shape s(size_t(x->rank() - 1), 1);
+    s[0] = slope->shape()[0];
+    slope = n.reshape(slope, s);
+  }
+  n.out(0, n.where(n.alu(Op::Cmplt, n.scalar(x->dtype(), 0), x), x, n.alu(Op::Mul, x, slope)));
 }
 
 /// softplus(x) = log(1 + exp(x))
@@ -403,11 +419,20 @@ void importIsInf(NodeCtx &n) {
   n.out(0, pos && neg ? n.alu(Op::Or, p, m) : pos ? p : neg ? m : f);
 }
 
+/// Shifts by a negative amount or by the width or more give 0 (the reference's numpy semantics for unsigned).
 void importBitShift(NodeCtx &n) {
   std::string dir = n.attrString("direction", "");
   if (dir != "LEFT" && dir != "RIGHT")
     n.fail("direction must be LEFT or RIGHT");
-  n.out(0, binary(n, dir == "LEFT" ? Op::Shl : Op::Shr));
+  auto [x, s] = operands(n);
+  DType d = x->dtype();
+  const UOp *nonNegative = notOf(n, n.alu(Op::Cmplt, s, n.scalar(s->dtype(), 0)));
+  const UOp *inRange = n.alu(Op::And, nonNegative, n.alu(Op::Cmplt, s, n.scalar(s->dtype(), double(d.bits()))));
+  const UOp *shifted = n.alu(dir == "LEFT" ? Op::Shl : Op::Shr, x, s);
+  const UOp *outside = n.scalar(d, 0); // a right shift of a negative value by too much: -1 (all sign bits)
+  if (dir == "RIGHT" && d.isSigned())
+    outside = n.where(n.alu(Op::Cmplt, x, n.scalar(d, 0)), n.scalar(d, -1), outside);
+  n.out(0, n.where(inRange, shifted, outside));
 }
 
 void importBitwiseAnd(NodeCtx &n) { n.out(0, binary(n, Op::And)); }

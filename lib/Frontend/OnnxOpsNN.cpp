@@ -312,7 +312,8 @@ void importLpNormalization(NodeCtx &n) {
   const UOp *norm =
       p == 2 ? n.unary(Op::Sqrt, n.reduce(n.alu(Op::Mul, x, x), Op::Add, {a}))
              : n.reduce(n.where(n.alu(Op::Cmplt, x, n.scalar(x->dtype(), 0)), n.unary(Op::Neg, x), x), Op::Add, {a});
-  n.out(0, n.alu(Op::Fdiv, x, norm));
+  const UOp *one = n.scalar(x->dtype(), 1); // a zero vector stays zero
+  n.out(0, n.alu(Op::Fdiv, x, n.where(n.alu(Op::Cmpeq, norm, n.scalar(x->dtype(), 0)), one, norm)));
 }
 
 /// Softmax and LogSoftmax: before opset 13 the input is seen as 2-D [outer, inner] split at `axis` (default 1).
@@ -409,6 +410,8 @@ const UOp *reduceBy(NodeCtx &n, const UOp *x, Reduction r, const std::vector<int
     return d.isUnsigned() ? v : n.where(n.alu(Op::Cmplt, v, n.scalar(d, 0)), n.unary(Op::Neg, v), v);
   };
   auto notBits = [&](const UOp *v) { return n.alu(Op::Xor, v, n.ctx().constInt(d, -1, Shape{})); };
+  if (d.isBool() && (r == Reduction::Max || r == Reduction::Min)) // any / all, through u8
+    return n.cast(reduceBy(n, n.cast(x, DType(Scalar::U8)), r, axes), d);
   switch (r) {
   case Reduction::Sum: return n.reduce(x, Op::Add, axes);
   case Reduction::Prod: return n.reduce(x, Op::Mul, axes);
@@ -471,14 +474,15 @@ void importReduceLogSumExp(NodeCtx &n) { importReduce(n, Reduction::LogSumExp); 
 namespace {
 
 /// Where output position o of an axis reads from, in input coordinates.
-double sourceCoordinate(NodeCtx &n, const std::string &mode, int64_t o, int64_t in, int64_t out, double scale) {
+double sourceCoordinate(NodeCtx &n, const std::string &mode, int64_t o, int64_t in, int64_t out, double scale,
+                        double resized) {
   double x = double(o);
   if (mode == "half_pixel")
     return (x + 0.5) / scale - 0.5;
   if (mode == "pytorch_half_pixel")
     return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
   if (mode == "align_corners")
-    return out == 1 ? 0.0 : x * double(in - 1) / double(out - 1);
+    return resized == 1 ? 0.0 : x * double(in - 1) / (resized - 1);
   if (mode == "asymmetric")
     return x / scale;
   if (mode == "tf_half_pixel_for_nn")
@@ -502,13 +506,14 @@ int64_t nearestIndex(NodeCtx &n, const std::string &mode, double x, int64_t in) 
 }
 
 /// Resize one axis: nearest is a gather of known rows, linear a blend of two gathers with known weights.
-const UOp *resizeAxis(NodeCtx &n, const UOp *x, int64_t axis, int64_t out, double scale, const std::string &mode,
-                      const std::string &coord, const std::string &nearest) {
+/// `resized` is the output length before rounding (in * scale), which align_corners divides by.
+const UOp *resizeAxis(NodeCtx &n, const UOp *x, int64_t axis, int64_t out, double scale, double resized,
+                      const std::string &mode, const std::string &coord, const std::string &nearest) {
   int64_t in = x->shape()[size_t(axis)];
   std::vector<int64_t> lo, hi;
   std::vector<double> frac;
   for (int64_t o = 0; o < out; ++o) {
-    double src = sourceCoordinate(n, coord, o, in, out, scale);
+    double src = sourceCoordinate(n, coord, o, in, out, scale, resized);
     if (mode == "nearest") {
       lo.push_back(nearestIndex(n, nearest, src, in));
       continue;
@@ -560,7 +565,8 @@ void resize(NodeCtx &n, const std::vector<double> &scalesIn, const std::vector<i
       n.fail("scales and sizes must be positive");
     if (out == in && scale == 1.0)
       continue;
-    x = resizeAxis(n, x, axes[k], out, scale, mode, coord, nearest);
+    double resized = sizesIn.empty() ? double(in) * scale : double(out);
+    x = resizeAxis(n, x, axes[k], out, scale, resized, mode, coord, nearest);
   }
   n.out(0, x);
 }

@@ -16,10 +16,17 @@
 //      realized tensor, gets a copy kernel);
 //   2. every `contiguous`;
 //   3. a reduce that would otherwise be recomputed: one lowered at an index that does not use every loop around
-//      it (e.g. a row max broadcast back over its row, as in softmax), or at two different indices (two
+//      it (e.g. a row max broadcast back over its row, as in softmax), one lowered inside another reduce's loop
+//      (a convolution over a convolution's output reads each of its values once per window tap), or at two
+//      different indices (two
 //      consumers, or one consumer reading it under two indexings). Such reduces are found by building all
 //      kernels, realizing them, and building again until nothing changes;
-//   4. an expensive elementwise value (exp2, log2, sin, sqrt, recip, fdiv, pow) read inside a reduce at an index
+//   4. an elementwise value read at two different indices of one kernel, one of them inside a reduce's loop (the
+//      input of a convolution that a residual connection also reads), or at more than four: recomputing it in the
+//      loop repeats its work for every step, and chains of such values grow kernels exponentially (tinygrad
+//      realizes a node whose consumers index it differently). Rules 3 (recomputed reduces) and 4 act as soon as
+//      the build meets them: the build of that kernel stops, the value is realized, and the kernel is built again;
+//   5. an expensive elementwise value (exp2, log2, sin, sqrt, recip, fdiv, pow) read inside a reduce at an index
 //      that ignores one of the loops around it (gelu before a matmul is recomputed for every output column):
 //      computing it once into a buffer is cheaper. Found the same way as 3, once no reduce is left to realize.
 
@@ -53,6 +60,13 @@ bool isExpensive(Op op) {
 
 struct Buffers {
   std::map<const UOp *, const UOp *> of; // tensor node -> buffer
+  /// simplifyExpression of the index expressions reshapes make, kept across the builds of every round.
+  mutable std::unordered_map<const UOp *, const UOp *> simplified;
+};
+
+/// Thrown while building when a value must be realized at once (rule 4).
+struct RealizeFirst {
+  const UOp *node;
 };
 
 /// Builds one kernel.
@@ -132,7 +146,9 @@ private:
     Index out(shape.size());
     int64_t stride = 1;
     for (size_t a = shape.size(); a-- > 0;) {
-      out[a] = shape[a] == 1 ? constIndex(0) : ctx_.alu(Op::Mod, {ctx_.alu(Op::Idiv, {flat, constIndex(stride)}), constIndex(shape[a])});
+      out[a] = shape[a] == 1
+                   ? constIndex(0)
+                   : ctx_.alu(Op::Mod, {ctx_.alu(Op::Idiv, {flat, constIndex(stride)}), constIndex(shape[a])});
       stride *= shape[a];
     }
     return out;
@@ -163,14 +179,14 @@ private:
     const UOp *node = nullptr;
     Index idx;
     const UOp *valid = nullptr;
-    bool memoize = true;                    // reached through lower(): record the result for (node, idx, valid)
-    size_t next = 0;                  // operands requested so far
-    std::vector<const UOp *> done;    // their lowered values
-    Index in;                         // single-operand ops: the operand's index
-    const UOp *inValid = nullptr;     // ... and its mask
-    const UOp *inside = nullptr;      // pad: the in-bounds condition
-    std::vector<const UOp *> ranges;  // reduce: its new ranges (active while its operand is lowered)
-    size_t outer = 0;                 // reduce: the active ranges around it
+    bool memoize = true;             // reached through lower(): record the result for (node, idx, valid)
+    size_t next = 0;                 // operands requested so far
+    std::vector<const UOp *> done;   // their lowered values
+    Index in;                        // single-operand ops: the operand's index
+    const UOp *inValid = nullptr;    // ... and its mask
+    const UOp *inside = nullptr;     // pad: the in-bounds condition
+    std::vector<const UOp *> ranges; // reduce: its new ranges (active while its operand is lowered)
+    size_t outer = 0;                // reduce: the active ranges around it
   };
 
   /// The value of `node` at `idx`, computed from its operands even when it has a buffer.
@@ -186,7 +202,7 @@ private:
         size_t i = f.next++;
         const UOp *x = f.node->src(i);
         const UOp *r = isSingleOperand(f.node->op()) ? enter(stack, x, f.in, f.inValid, true)
-                                                      : enter(stack, x, x->rank() == 0 ? Index{} : f.idx, f.valid, true);
+                                                     : enter(stack, x, x->rank() == 0 ? Index{} : f.idx, f.valid, true);
         if (r)
           stack.back().done.push_back(r); // answered at once: no frame was pushed
         continue;
@@ -214,6 +230,8 @@ private:
     if (memoize) {
       if ((node->op() == Op::ReduceAxis || isExpensive(node->op())) && !buffers_.of.count(node))
         noteUse(node, idx); // every use counts, also one the memo answers
+      if (group::elementwise().contains(node->op()) && !buffers_.of.count(node))
+        noteIndex(node, idx);
       auto it = memo_.find(std::make_tuple(node, idx, valid));
       if (it != memo_.end())
         return it->second;
@@ -280,7 +298,7 @@ private:
       // simplified now, so an index that only seems to use a range (c + 8i)//8 does not count as using it
       in = unflatten(flatIndex(idx, node->shapeVec()), xs);
       for (const UOp *&e : in)
-        e = simplifyExpression(e);
+        e = simplified(e);
       break;
     case Op::Permute: {
       std::vector<int64_t> order = node->arg().intTuple();
@@ -316,8 +334,7 @@ private:
       f.inValid = both(f.valid, inside);
       break;
     }
-    default:
-      internalError("rangeify: not a movement op");
+    default: internalError("rangeify: not a movement op");
     }
   }
 
@@ -336,6 +353,30 @@ private:
     active_.insert(active_.end(), f.ranges.begin(), f.ranges.end());
   }
 
+  const UOp *simplified(const UOp *e) {
+    auto [it, fresh] = buffers_.simplified.try_emplace(e, nullptr);
+    if (fresh)
+      it->second = simplifyExpression(e);
+    return it->second;
+  }
+
+  /// Rule 4: the distinct indices an elementwise value is lowered at in this kernel, and whether one is inside a
+  /// reduce's loop.
+  void noteIndex(const UOp *node, const Index &idx) {
+    auto &[seen, inLoop] = indices_[node];
+    seen.insert(idx);
+    inLoop = inLoop || insideReduce();
+    if (seen.size() > 4 || (seen.size() > 1 && inLoop))
+      throw RealizeFirst{node};
+  }
+
+  bool insideReduce() const {
+    for (const UOp *r : active_)
+      if (r->arg().getTuple()[1].getString() == "reduce")
+        return true;
+    return false;
+  }
+
   /// Record where a fused reduce is used, and whether that recomputes it.
   void noteUse(const UOp *node, const Index &idx) {
     ReduceUse &u = uses_[node];
@@ -351,6 +392,8 @@ private:
       u.recomputed = u.recomputed || !used.count(r);
     }
     u.recomputedInReduce = u.recomputedInReduce || (u.recomputed && inReduce);
+    if (node->op() == Op::ReduceAxis && (u.recomputed || inReduce))
+      throw RealizeFirst{node}; // rule 3, at once
   }
 
   Context &ctx_;
@@ -363,6 +406,7 @@ private:
   std::vector<int64_t> reduceSizes_;
   int64_t nextAxis_ = 0;
   std::map<std::tuple<const UOp *, Index, const UOp *>, const UOp *> memo_;
+  std::map<const UOp *, std::pair<std::set<Index>, bool>> indices_;
 };
 
 class Rangeify {
@@ -378,6 +422,8 @@ public:
     while (true) {
       std::map<const UOp *, ReduceUse> uses;
       const UOp *program = buildAll(uses);
+      if (!program)
+        continue; // rule 4 realized values while building: build again
       // reduces first: realizing one can end the recomputation of an expensive value read inside it
       bool changed = false;
       for (auto &[r, use] : uses)
@@ -418,8 +464,15 @@ private:
     return ctx_.make(Op::Buffer, node->dtype().ptr(), {}, arg);
   }
 
+  /// All kernels of the program, or nullptr when rule 4 realized more values on the way.
   const UOp *buildAll(std::map<const UOp *, ReduceUse> &uses) {
     Buffers bufs;
+    bufs.simplified.swap(simplified_); // the cache outlives the round
+    struct Keep {
+      Buffers &b;
+      std::unordered_map<const UOp *, const UOp *> &to;
+      ~Keep() { b.simplified.swap(to); }
+    } keep{bufs, simplified_};
     int64_t id = 0;
     for (const UOp *u : order_)
       if (u->op() == Op::Input || u->op() == Op::Weight)
@@ -440,12 +493,25 @@ private:
         bufs.of[u] = buffer(id++, u, "temp", "");
     std::vector<const UOp *> calls;
     int kernel = 0;
+    bool grew = false;
     for (const UOp *u : order_) {
       if (!realized_.count(u) || u->op() == Op::Input || u->op() == Op::Weight)
         continue;
-      KernelBuilder kb(ctx_, kernel++, bufs, uses);
-      calls.push_back(kb.build(u, bufs.of.at(u), false));
+      while (true) {
+        try {
+          KernelBuilder kb(ctx_, kernel, bufs, uses);
+          calls.push_back(kb.build(u, bufs.of.at(u), false));
+          break;
+        } catch (const RealizeFirst &r) { // realize it and build this kernel again; the round is redone after
+          realized_.insert(r.node);
+          bufs.of[r.node] = buffer(id++, r.node, "temp", "");
+          grew = true;
+        }
+      }
+      ++kernel;
     }
+    if (grew)
+      return nullptr;
     for (auto [v, b] : copies) {
       KernelBuilder kb(ctx_, kernel++, bufs, uses);
       calls.push_back(kb.build(v, b, true));
@@ -457,6 +523,7 @@ private:
   Context &ctx_;
   std::vector<const UOp *> order_;
   std::set<const UOp *> realized_;
+  std::unordered_map<const UOp *, const UOp *> simplified_;
 };
 
 } // namespace
@@ -468,9 +535,8 @@ const UOp *runRangeify(const UOp *root, PassContext &pc) {
   }
   for (const UOp *u : toposort(root)) {
     if (group::composite().contains(u->op())) {
-      pc.diags.error(Loc{pc.module.fileName, 0, 0},
-                     "rangeify needs primitive ops; run 'decompose' first (found '" + std::string(opName(u->op())) +
-                         "')");
+      pc.diags.error(Loc{pc.module.fileName, 0, 0}, "rangeify needs primitive ops; run 'decompose' first (found '" +
+                                                        std::string(opName(u->op())) + "')");
       return nullptr;
     }
   }

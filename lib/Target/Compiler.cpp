@@ -382,7 +382,17 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     return writeText(kdir / (k.symbol + ".c"), source, err) &&
            run(cCompile(r, kdir / (k.symbol + ".c"), kdir / (k.symbol + ".o"), ""), err);
   };
-  EmitOptions eo{prefix, r.source, r.library, r.embedWeights, r.weightsFile, "", "", ""};
+  std::string weightsPath = r.weightsFile;
+  if (r.bundleWeights && !r.embedWeights && !r.weightsFile.empty()) {
+    std::error_code ec;
+    fs::copy_file(r.weightsFile, out / (r.name + ".safetensors"), fs::copy_options::overwrite_existing, ec);
+    if (ec) {
+      error = "cannot copy the weights into the output: " + ec.message();
+      return false;
+    }
+    weightsPath = (fs::path(r.finalDir.empty() ? out.string() : r.finalDir) / (r.name + ".safetensors")).string();
+  }
+  EmitOptions eo{prefix, r.source, r.library, r.embedWeights, weightsPath, "", "", ""};
   std::vector<std::string> objects;
   if (isGpuTarget(r.target)) {
     if (!gpuCode(p, r.target, prefix, kdir, eo.code, eo.fallback, eo.device, error))

@@ -16,13 +16,16 @@ namespace tgc {
 struct CompileRequest {
   TargetInfo target;
   std::string outDir;
-  std::string name;        // the model's name: executable or library name, symbol prefix
-  std::string source;      // the .uop file, for comments
-  bool library = false;    // lib<name>.a + <name>.h instead of an executable
+  std::string name;     // the model's name: executable or library name, symbol prefix
+  std::string source;   // the .uop file, for comments
+  bool library = false; // lib<name>.a + <name>.h instead of an executable
   bool embedWeights = false;
   std::string weightsFile; // the safetensors file (absolute), "" when the model has no weights
   bool sanitize = false;   // AddressSanitizer in kernels, tables and the link
-  std::string finalDir;    // set by compileProgram: where the staging directory outDir will be moved
+  /// External weights: copy weightsFile into the output as <name>.safetensors and read it from there (an imported
+  /// model's weights live in a temporary file).
+  bool bundleWeights = false;
+  std::string finalDir; // set by compileProgram: where the staging directory outDir will be moved
 };
 
 /// Compile a linear program whose kernels are linearized into files under r.outDir:

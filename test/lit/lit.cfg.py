@@ -15,6 +15,13 @@ config.environment["PATH"] = path + os.path.pathsep + os.environ.get("PATH", "")
 config.substitutions.append(("%tgc_src", config.tgc_source_dir))
 config.substitutions.append(("%tgc_build", config.tgc_build_dir))
 config.substitutions.append(("%python", "python3"))
+# ONNX test models are written as text (onnx.proto's text format) and encoded by protoc (protobuf-compiler)
+import shutil
+if shutil.which("protoc") and os.path.exists("/usr/include/onnx/onnx.proto"):
+    config.available_features.add("protoc")
+    encode = "protoc -I/usr/include onnx/onnx.proto --encode=onnx."
+    config.substitutions.append(("%onnx-model", encode + "ModelProto"))
+    config.substitutions.append(("%onnx-tensor", encode + "TensorProto"))
 if config.tgc_has_fuzzer:
     config.available_features.add("fuzzer")
 # A build of tgc with UndefinedBehaviorSanitizer (scripts/test.sh makes one in build-ubsan/): lit --param ubsan_bin=DIR

@@ -3,7 +3,9 @@
 
 The suite: `node` (one operator per model) and `simple` cases, written from the `onnx` PyPI package's case
 generators by test/onnx/generate_data.py, and the `pytorch-converted` and `pytorch-operator` cases that the package
-ships (onnx/backend/test/data). Each case is a model.onnx with test_data_set_*/input_*.pb and
+ships (onnx/backend/test/data), and the `light` real networks (ResNet-50, DenseNet-121, Inception v1 and v2,
+ShuffleNet, SqueezeNet, VGG-19, AlexNet, ZFNet-512: their weights are ConstantOfShape nodes) with the inputs and
+expected outputs of ONNX's runner. Each case is a model.onnx with test_data_set_*/input_*.pb and
 output_*.pb. Every case runs `tgc run model.onnx --input NAME=input_i.pb --output-dir DIR` (the LLVM JIT; with
 --exe, also `tgc compile` and the compiled executable) and its outputs are compared with the expected ones at the
 suite's tolerances (rtol 1e-3, atol 1e-7, relaxed to 1e-5 for float32 transcendentals as onnxruntime's CI does).
@@ -35,7 +37,7 @@ except ImportError as e:  # the core suite runs without PyPI packages
 
 UNSUPPORTED = re.compile(r"not supported|must be known when the model is compiled|tgc compiles static shapes|"
                          r"has an element type tgc does not support|element type \d+ is not supported|"
-                         r"needs a float tensor|is not a tensor|cannot cast to ONNX type")
+                         r"needs a float tensor|is not a tensor|cannot cast to ONNX type|dynamic dimension")
 
 
 def sanitize(name):
@@ -49,6 +51,7 @@ def compare(name, got, want):
         got = (got.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
     if "bfloat16" in str(want.dtype):
         want = want.astype(np.float32)
+    got, want = np.atleast_1d(got), np.atleast_1d(want)
     if got.shape != want.shape:
         return f"{name}: shape {list(got.shape)}, expected {list(want.shape)}"
     if want.dtype.kind in "biu" or want.dtype == np.bool_:
@@ -151,8 +154,8 @@ def classify(r):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tgc", required=True)
-    ap.add_argument("--data", required=True, help="what generate_data.py wrote (node and simple cases)")
-    ap.add_argument("--sets", default="node,simple,pytorch-converted,pytorch-operator")
+    ap.add_argument("--data", required=True, help="what generate_data.py wrote (node, simple and light cases)")
+    ap.add_argument("--sets", default="node,simple,pytorch-converted,pytorch-operator,light")
     ap.add_argument("--filter", default="")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--exe", action="store_true", help="compile each case and run the executable instead of the JIT")

@@ -19,14 +19,7 @@ int compileCommand(const CompileOptions &o) {
   Context ctx;
   SourceManager sm;
   DiagEngine diags(&sm);
-  // an ONNX model's weights: beside the program when it reads them at run time, else a temporary file
-  LoadOptions lo{o.dims, o.binds, ""};
-  if (isOnnxPath(o.input) && o.weights == "external" && o.weightsFile.empty()) {
-    std::error_code ec;
-    fs::create_directories(o.outDir, ec);
-    lo.weightsDir = o.outDir;
-  }
-  std::optional<Module> m = loadModel(ctx, o.input, sm, diags, lo);
+  std::optional<Module> m = loadModel(ctx, o.input, sm, diags, LoadOptions{o.dims, o.binds});
   if (!m)
     return 1;
   if (detectStage(m->root) != Stage::Tensor)
@@ -51,6 +44,8 @@ int compileCommand(const CompileOptions &o) {
   if (!o.weightsFile.empty())
     m->weightFiles = {r.weightsFile};
   r.sanitize = o.sanitize;
+  // an imported model's weights are in a temporary file: read at run time, they go into the output
+  r.bundleWeights = isOnnxPath(o.input) && o.weightsFile.empty();
   if (r.embedWeights && r.weightsFile.empty())
     r.embedWeights = false; // nothing to embed
   if (!lowerForCodegen(*m, diags, target->desc, o.opts))

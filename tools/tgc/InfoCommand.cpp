@@ -17,7 +17,7 @@ int infoCommand(const InfoOptions &o) {
   Context ctx;
   SourceManager sm;
   DiagEngine diags(&sm);
-  std::optional<Module> m = loadModel(ctx, o.input, sm, diags, LoadOptions{o.dims, o.binds, ""});
+  std::optional<Module> m = loadModel(ctx, o.input, sm, diags, LoadOptions{o.dims, o.binds});
   if (!m)
     return 1;
   std::vector<interp::TensorSpec> sig;

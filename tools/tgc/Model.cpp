@@ -63,7 +63,7 @@ std::optional<Module> importModel(Context &ctx, const std::string &path, DiagEng
   if (!imp)
     return std::nullopt;
   if (!imp->weights.empty()) {
-    std::string dir = lo.weightsDir.empty() ? scratch.get() : lo.weightsDir;
+    const std::string &dir = scratch.get();
     fs::path file = fs::absolute(fs::path(dir) / (fs::path(path).stem().string() + ".safetensors"));
     if (dir.empty() || !rt::writeSafetensors(file.string(), imp->weights, err)) {
       diags.error(Loc{}, dir.empty() ? "cannot make a temporary directory for the weights" : err);

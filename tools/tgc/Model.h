@@ -16,13 +16,10 @@
 
 namespace tgc {
 
-/// How a model file is read: sizes of ONNX dynamic dimensions, and where an ONNX model's weights are written.
+/// How an ONNX model is read (an imported model's weights go to a temporary file removed when tgc exits).
 struct LoadOptions {
   std::vector<std::string> dims;  // NAME=SIZE (--dim)
   std::vector<std::string> binds; // NAME=FILE (--bind): ONNX graph inputs fixed to known data
-  /// Directory for the safetensors file of an imported model's initializers; empty: a temporary directory that is
-  /// removed when tgc exits.
-  std::string weightsDir;
 };
 
 /// Parse (a .uop) or import (an .onnx) and verify a model; diagnostics are printed. nullopt on any error.

@@ -121,7 +121,7 @@ int runCommand(const RunOptions &o) {
   Context ctx;
   SourceManager sm;
   DiagEngine diags(&sm);
-  std::optional<Module> m = loadModel(ctx, o.input, sm, diags, LoadOptions{o.dims, o.binds, ""});
+  std::optional<Module> m = loadModel(ctx, o.input, sm, diags, LoadOptions{o.dims, o.binds});
   if (!m)
     return 1;
   std::vector<interp::TensorSpec> sig;
