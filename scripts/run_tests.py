@@ -55,6 +55,15 @@ def ubsan_param(build):
     return []
 
 
+def pyenv_param(build):
+    """The virtual environment with onnx and onnxruntime (test/onnx/setup_venv.sh), for the ONNX comparisons."""
+    python = os.path.join(build, "pyenv", "bin", "python")
+    if os.path.exists(python):
+        return ["--param", "pyenv=" + python]
+    print(f"note: no Python environment at {python}; the ONNX comparison tests are skipped (test/onnx/setup_venv.sh)")
+    return []
+
+
 def main():
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
     out = os.path.join(build, "test-results")
@@ -63,7 +72,7 @@ def main():
         ("unit", [os.path.join(build, "bin", "tgc-unittests"), "-r", "junit", "-o",
                   os.path.join(out, "unit.xml")], os.path.join(out, "unit.xml")),
         ("lit", [sys.executable, LIT, "-sv", os.path.join(build, "test", "lit"), "--xunit-xml-output",
-                 os.path.join(out, "lit.xml")] + ubsan_param(build), os.path.join(out, "lit.xml")),
+                 os.path.join(out, "lit.xml")] + ubsan_param(build) + pyenv_param(build), os.path.join(out, "lit.xml")),
     ]
     total_passed = total_failed = total_skipped = 0
     for name, command, xml in suites:

@@ -10,6 +10,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libspdlog-dev catch2
   lld-19                                              # amd target: links HSA code objects
   opencl-c-headers ocl-icd-opencl-dev pocl-opencl-icd # opencl target: headers, ICD loader, PoCL runs it on the CPU
+  libonnx-dev libprotobuf-dev protobuf-compiler       # ONNX import: the protobuf classes; protoc encodes test models
+  python3-venv                                        # the ONNX comparison tests' PyPI packages (test/onnx)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -10,4 +10,6 @@ if [ ! -f build-ubsan/build.ninja ]; then
     -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 >/dev/null
 fi
 cmake --build build-ubsan --target tgc tgc-opt tgcRuntime tgc-unittests -- -j"$(nproc)"
+# PyPI packages for the ONNX comparisons (the backend test suite, onnxruntime); without them those tests are skipped
+test/onnx/setup_venv.sh build/pyenv || true
 exec python3 scripts/run_tests.py build

@@ -172,6 +172,8 @@ bool Importer::bindInputs(const onnx::GraphProto &g) {
                      "); give it a size with --dim " + dim.dim_param() + "=SIZE");
       shape.push_back(given->second);
     }
+    if (rt::checkedNumel(shape) < 0)
+      return error(what + " has too many elements");
     std::string err;
     const UOp *u = buildNode(ctx_, Op::Input, {}, Arg(uniqueName(vi.name())), *d, shape, err);
     if (!u)
@@ -541,7 +543,7 @@ const UOp *NodeCtx::takeAlong(const UOp *x, int64_t axis, const std::vector<int6
 }
 
 int64_t NodeCtx::axis(int64_t a, int64_t rank, const char *what) const {
-  if (a < -rank || a >= std::max<int64_t>(rank, 1))
+  if (a < -rank || a >= rank)
     fail(std::string(what) + " " + std::to_string(a) + " is outside a tensor of rank " + std::to_string(rank));
   return a < 0 ? a + rank : a;
 }

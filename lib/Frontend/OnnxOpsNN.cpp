@@ -316,6 +316,28 @@ void importLpNormalization(NodeCtx &n) {
   n.out(0, n.alu(Op::Fdiv, x, n.where(n.alu(Op::Cmpeq, norm, n.scalar(x->dtype(), 0)), one, norm)));
 }
 
+/// LRN: x / (bias + alpha / size * sum of x^2 over the channels [c - (size-1)/2, c + size/2])^beta, the sum as
+/// `size` shifted copies of the zero-padded squares.
+void importLRN(NodeCtx &n) {
+  const UOp *x = n.in(0);
+  int64_t size = n.attrInt("size", 0);
+  double alpha = n.attrFloat("alpha", 1e-4), beta = n.attrFloat("beta", 0.75), bias = n.attrFloat("bias", 1.0);
+  if (x->rank() < 3 || size < 1)
+    n.fail("needs an [N, C, ...] input and a positive size");
+  int64_t c = x->shape()[1], before = (size - 1) / 2, after = size - 1 - before;
+  std::vector<std::pair<int64_t, int64_t>> p(size_t(x->rank()), {0, 0});
+  p[1] = {before, after};
+  const UOp *sq = n.pad(n.alu(Op::Mul, x, x), p);
+  const UOp *sum = nullptr;
+  for (int64_t k = 0; k < size; ++k) {
+    const UOp *part = n.shrinkAxis(sq, 1, k, k + c);
+    sum = sum ? n.alu(Op::Add, sum, part) : part;
+  }
+  DType d = x->dtype();
+  const UOp *base = n.alu(Op::Add, n.alu(Op::Mul, sum, n.scalar(d, alpha / double(size))), n.scalar(d, bias));
+  n.out(0, n.alu(Op::Fdiv, x, n.alu(Op::Pow, base, n.scalar(d, beta))));
+}
+
 /// Softmax and LogSoftmax: before opset 13 the input is seen as 2-D [outer, inner] split at `axis` (default 1).
 void importSoftmaxLike(NodeCtx &n, Op op) {
   const UOp *x = n.in(0);
@@ -559,10 +581,13 @@ void resize(NodeCtx &n, const std::vector<double> &scalesIn, const std::vector<i
       scale = in == 0 ? 1.0 : double(out) / double(in);
     } else {
       scale = scalesIn[k];
-      out = int64_t(std::floor(double(in) * scale));
+      double len = std::floor(double(in) * scale);
+      if (!(len >= 0 && len < double(int64_t(1) << 31)))
+        n.fail("scale " + std::to_string(scale) + " gives an output size tgc cannot make");
+      out = int64_t(len);
     }
-    if (out < 0 || scale <= 0 || !std::isfinite(scale))
-      n.fail("scales and sizes must be positive");
+    if (out < 0 || out >= (int64_t(1) << 31) || scale <= 0 || !std::isfinite(scale))
+      n.fail("scales and sizes must be positive and give sizes below 2^31");
     if (out == in && scale == 1.0)
       continue;
     double resized = sizesIn.empty() ? double(in) * scale : double(out);

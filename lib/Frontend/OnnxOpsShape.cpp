@@ -65,7 +65,8 @@ void importReshape(NodeCtx &n) {
     }
     if (d < 0)
       n.fail("shape " + shapeText(target) + " has a negative size");
-    known *= d;
+    if (__builtin_mul_overflow(known, d, &known))
+      n.fail("shape " + shapeText(target) + " has too many elements");
     out.push_back(d);
   }
   if (infer >= 0) {
@@ -286,9 +287,12 @@ void importTile(NodeCtx &n) {
   for (size_t i = 0; i < s.size(); ++i) {
     if (reps[i] < 0)
       n.fail("repeats must not be negative");
+    int64_t len;
+    if (__builtin_mul_overflow(reps[i], s[i], &len))
+      n.fail("repeats make too many elements");
     inter.insert(inter.end(), {1, s[i]});
     expanded.insert(expanded.end(), {reps[i], s[i]});
-    out.push_back(reps[i] * s[i]);
+    out.push_back(len);
   }
   n.out(0, n.reshape(n.expand(n.reshape(x, inter), expanded), out));
 }

@@ -86,6 +86,18 @@ bool readTypedFields(const onnx::TensorProto &t, rt::Array &a, std::string &erro
   }
 }
 
+/// How many values the typed field that holds `type` has.
+int64_t typedCount(const onnx::TensorProto &t, rt::ElemType type) {
+  switch (type) {
+  case rt::ElemType::F32: return t.float_data_size();
+  case rt::ElemType::F64: return t.double_data_size();
+  case rt::ElemType::I64: return t.int64_data_size();
+  case rt::ElemType::U32:
+  case rt::ElemType::U64: return t.uint64_data_size();
+  default: return t.int32_data_size();
+  }
+}
+
 bool readExternal(const onnx::TensorProto &t, const std::string &baseDir, std::string &raw, std::string &error) {
   std::string location;
   int64_t offset = 0, length = -1;
@@ -152,6 +164,11 @@ bool tensorFromProto(const onnx::TensorProto &t, const std::string &baseDir, rt:
     }
     out.data.assign(raw->begin(), raw->end());
     return true;
+  }
+  int64_t have = typedCount(t, out.type); // checked before allocating: the shape may claim anything
+  if (have != n) {
+    error = "has " + std::to_string(have) + " values for " + std::to_string(n) + " elements";
+    return false;
   }
   out.data.assign(bytes, 0);
   return readTypedFields(t, out, error);

@@ -26,7 +26,11 @@
 //      loop repeats its work for every step, and chains of such values grow kernels exponentially (tinygrad
 //      realizes a node whose consumers index it differently). Rules 3 (recomputed reduces) and 4 act as soon as
 //      the build meets them: the build of that kernel stops, the value is realized, and the kernel is built again;
-//   5. an expensive elementwise value (exp2, log2, sin, sqrt, recip, fdiv, pow) read inside a reduce at an index
+//   5. a pad read inside a reduce's loop (a padded convolution): its bounds checks would run at every step of the
+//      innermost loop; a copy into a padded buffer costs one pass over the data. What the pad reads is realized
+//      first when it is a computation, so it runs unmasked in its own kernel. Not a pad of a half value cast to
+//      f32 (a half convolution: tensor cores read the halves);
+//   6. an expensive elementwise value (exp2, log2, sin, sqrt, recip, fdiv, pow) read inside a reduce at an index
 //      that ignores one of the loops around it (gelu before a matmul is recomputed for every output column):
 //      computing it once into a buffer is cheaper. Found the same way as 3, once no reduce is left to realize.
 
@@ -232,6 +236,8 @@ private:
         noteUse(node, idx); // every use counts, also one the memo answers
       if (group::elementwise().contains(node->op()) && !buffers_.of.count(node))
         noteIndex(node, idx);
+      if (node->op() == Op::Pad && !buffers_.of.count(node) && insideReduce() && !keepsMask(node))
+        throw RealizeFirst{padSource(node)}; // rule 5
       auto it = memo_.find(std::make_tuple(node, idx, valid));
       if (it != memo_.end())
         return it->second;
@@ -368,6 +374,29 @@ private:
     inLoop = inLoop || insideReduce();
     if (seen.size() > 4 || (seen.size() > 1 && inLoop))
       throw RealizeFirst{node};
+  }
+
+  /// Rule 5 realizes what a pad reads first (a computation: unmasked in its own kernel), then the pad (a copy).
+  const UOp *padSource(const UOp *pad) const {
+    const UOp *x = pad->src(0);
+    while (opGroup(x->op()) == OpGroup::Movement && !buffers_.of.count(x))
+      x = x->src(0);
+    bool computed = !buffers_.of.count(x) && x->op() != Op::Input && x->op() != Op::Weight && x->op() != Op::Const;
+    return computed ? x : pad;
+  }
+
+  /// Pads rule 5 leaves in the loop: of a constant, and of an f16/bf16 value cast to f32 (decompose's form of a
+  /// half convolution: realizing it would store f32, and tensor cores need the half values).
+  static bool keepsMask(const UOp *pad) {
+    const UOp *x = pad->src(0);
+    while (opGroup(x->op()) == OpGroup::Movement)
+      x = x->src(0);
+    if (x->op() == Op::Const) // a padded constant is the bounds check itself (the mask of a max pool's -inf)
+      return true;
+    if (x->op() != Op::Cast)
+      return false;
+    Scalar from = x->src(0)->dtype().scalar();
+    return from == Scalar::F16 || from == Scalar::BF16;
   }
 
   bool insideReduce() const {

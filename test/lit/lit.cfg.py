@@ -22,6 +22,15 @@ if shutil.which("protoc") and os.path.exists("/usr/include/onnx/onnx.proto"):
     encode = "protoc -I/usr/include onnx/onnx.proto --encode=onnx."
     config.substitutions.append(("%onnx-model", encode + "ModelProto"))
     config.substitutions.append(("%onnx-tensor", encode + "TensorProto"))
+# Python with onnx, onnxruntime, numpy and tinygrad (test/onnx/setup_venv.sh): lit --param pyenv=build/pyenv/bin/python
+pyenv = lit_config.params.get("pyenv")
+if pyenv and os.path.exists(pyenv):
+    import subprocess
+    if subprocess.run([pyenv, "-c", "import onnx, onnxruntime, numpy"], capture_output=True).returncode == 0:
+        config.available_features.add("onnx-py")
+        config.substitutions.append(("%pyenv", pyenv))
+    if subprocess.run([pyenv, "-c", "import tinygrad"], capture_output=True).returncode == 0:
+        config.available_features.add("tinygrad")
 if config.tgc_has_fuzzer:
     config.available_features.add("fuzzer")
 # A build of tgc with UndefinedBehaviorSanitizer (scripts/test.sh makes one in build-ubsan/): lit --param ubsan_bin=DIR

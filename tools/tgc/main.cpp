@@ -117,7 +117,7 @@ int main(int argc, char **argv) {
   } catch (const CLI::ParseError &e) {
     if (e.get_exit_code() == 0) // --help
       return app.exit(e);
-    return tgc::oneLineError(tgc::describeParseError({"compile", "run", "info", "weights", "import"}, args, e.what()));
+    return tgc::oneLineError(tgc::describeParseError({"compile", "run", "import", "info", "weights"}, args, e.what()));
   }
   tgc::setupLogging(debug, /*passLevelOffset=*/4);
   // the runtime linked in-process (tgc run) reads the level from the environment, like compiled executables do
