@@ -114,9 +114,15 @@ def run_flags(tgc, model_path, flags, outputs, ds, use_exe):
                                capture_output=True, text=True, timeout=600)
             if r.returncode != 0:
                 return classify(r)
+            exe_flags = []  # compiled executables read .npy only
+            for k, f in enumerate(f for f in flags if f not in binds):
+                name, _, pb = f[len("--input="):].partition("=")
+                npy = os.path.join(tmp, f"input_{k}.npy")
+                np.save(npy, numpy_helper.to_array(onnx.load_tensor(pb)))
+                exe_flags.append(f"--input={name}={npy}")
         while True:
             if use_exe:
-                cmd = [os.path.join(exe_dir, "model"), *[f for f in flags if f not in binds], "--output-dir", out_dir]
+                cmd = [os.path.join(exe_dir, "model"), *exe_flags, "--output-dir", out_dir]
             else:
                 cmd = [tgc, "run", model_path, *flags, "--output-dir", out_dir]
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -124,6 +130,8 @@ def run_flags(tgc, model_path, flags, outputs, ds, use_exe):
             if r.returncode == 0 or not unused:
                 break
             flags = [f for f in flags if not f.startswith(f"--input={unused.group(1)}=")]
+            if use_exe:
+                exe_flags = [f for f in exe_flags if not f.startswith(f"--input={unused.group(1)}=")]
         if r.returncode != 0:
             return classify(r)
         for k, name in enumerate(outputs):
