@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,7 +39,7 @@ int die(const std::string &msg) {
 }
 
 const char *kUsage = "usage: %s [--input NAME=FILE.npy]... [--seed N] [--output-dir DIR] [--print] [--bench N]\n"
-                     "          [--threads N] [--weights FILE.safetensors]\n";
+                     "          [--threads N] [--weights FILE.safetensors] [--debug N]\n";
 
 bool parseInt(const std::string &s, int64_t &out) {
   if (s.empty())
@@ -98,6 +98,8 @@ int parseArgs(int argc, char **argv, Options &o) {
       o.threads = int(n);
     } else if (a == "--print") {
       o.print = true;
+    } else if (a == "--debug" && value() && parseInt(v, n) && n >= 0 && n <= 9) {
+      setenv("TGC_DEBUG", v.c_str(), 1); // as TGC_DEBUG=N: 1 kernels, 2 per-kernel time, GFLOPS and GB/s
     } else {
       return die("bad argument '" + a + "' (see --help)");
     }

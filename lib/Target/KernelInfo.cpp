@@ -4,6 +4,8 @@
 
 #include "Target/KernelInfo.h"
 
+#include <unordered_set>
+
 namespace tgc {
 
 std::string symbolName(const std::string &s) {
@@ -15,9 +17,27 @@ std::string symbolName(const std::string &s) {
   return out;
 }
 
+/// The ALU ops that compute addresses and bounds checks (what index operands are made of): not FLOPs.
+static std::unordered_set<const UOp *> addressOps(const UOp *linear) {
+  std::unordered_set<const UOp *> addr;
+  std::vector<const UOp *> work;
+  for (const UOp *u : linear->src())
+    if (u->op() == Op::Index)
+      work.insert(work.end(), u->src().begin() + 1, u->src().end());
+  while (!work.empty()) {
+    const UOp *u = work.back();
+    work.pop_back();
+    if (!group::alu().contains(u->op()) || !addr.insert(u).second)
+      continue;
+    work.insert(work.end(), u->src().begin(), u->src().end());
+  }
+  return addr;
+}
+
 KernelInfo analyzeKernel(const UOp *linear) {
   if (linear->op() != Op::Linear)
     internalError("analyzeKernel: not a linearized kernel");
+  std::unordered_set<const UOp *> addr = addressOps(linear);
   KernelInfo k;
   k.name = linear->arg().isString() ? linear->arg().getString() : "kernel";
   std::vector<double> trips = {1};
@@ -43,9 +63,7 @@ KernelInfo analyzeKernel(const UOp *linear) {
       trips.push_back(n * extent);
       break;
     }
-    case Op::End:
-      trips.pop_back();
-      break;
+    case Op::End: trips.pop_back(); break;
     case Op::Special: {
       const std::string &name = u->arg().getString();
       int dim = name.back() - '0';
@@ -64,13 +82,13 @@ KernelInfo analyzeKernel(const UOp *linear) {
         storeOutside = true;
       break;
     }
-    default:
-      if (group::alu().contains(u->op()))
+    default: // arithmetic on values (a multiply-add is 2); addresses and bounds checks are not FLOPs
+      if (group::alu().contains(u->op()) && !addr.count(u))
         k.flops += n * u->dtype().lanes();
     }
   }
-  double items = double(k.grid[0]) * double(k.grid[1]) * double(k.grid[2]) * double(k.block[0]) *
-                 double(k.block[1]) * double(k.block[2]);
+  double items = double(k.grid[0]) * double(k.grid[1]) * double(k.grid[2]) * double(k.block[0]) * double(k.block[1]) *
+                 double(k.block[2]);
   k.flops *= items; // every work-item runs the list once
   k.bytes *= items;
   // split only a single top-level output loop with a constant trip count that holds every global store
