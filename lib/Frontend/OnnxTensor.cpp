@@ -42,47 +42,18 @@ void storeInt(rt::Array &a, int64_t i, uint64_t bits) {
   std::memcpy(a.data.data() + i * size, &bits, size_t(size)); // little-endian: the low bytes
 }
 
-/// The data of `t` in one of the typed repeated fields, element by element.
-bool readTypedFields(const onnx::TensorProto &t, rt::Array &a, std::string &error) {
+/// The data of `t` in one of the typed repeated fields, element by element (typedCount(t, a.type) == a.numel()).
+void readTypedFields(const onnx::TensorProto &t, rt::Array &a) {
   int64_t n = a.numel();
-  auto count = [&](int64_t have) {
-    if (have == n)
-      return true;
-    error = "has " + std::to_string(have) + " values for " + std::to_string(n) + " elements";
-    return false;
-  };
-  switch (a.type) {
-  case rt::ElemType::F32:
-    if (!count(t.float_data_size()))
-      return false;
-    for (int64_t i = 0; i < n; ++i)
-      storeInt(a, i, std::bit_cast<uint32_t>(t.float_data(int(i))));
-    return true;
-  case rt::ElemType::F64:
-    if (!count(t.double_data_size()))
-      return false;
-    for (int64_t i = 0; i < n; ++i)
-      storeInt(a, i, std::bit_cast<uint64_t>(t.double_data(int(i))));
-    return true;
-  case rt::ElemType::I64:
-    if (!count(t.int64_data_size()))
-      return false;
-    for (int64_t i = 0; i < n; ++i)
-      storeInt(a, i, uint64_t(t.int64_data(int(i))));
-    return true;
-  case rt::ElemType::U32:
-  case rt::ElemType::U64:
-    if (!count(t.uint64_data_size()))
-      return false;
-    for (int64_t i = 0; i < n; ++i)
-      storeInt(a, i, t.uint64_data(int(i)));
-    return true;
-  default: // int32_data holds every narrower type, halves as their bits
-    if (!count(t.int32_data_size()))
-      return false;
-    for (int64_t i = 0; i < n; ++i)
-      storeInt(a, i, uint64_t(int64_t(t.int32_data(int(i)))));
-    return true;
+  for (int64_t i = 0; i < n; ++i) {
+    switch (a.type) {
+    case rt::ElemType::F32: storeInt(a, i, std::bit_cast<uint32_t>(t.float_data(int(i)))); break;
+    case rt::ElemType::F64: storeInt(a, i, std::bit_cast<uint64_t>(t.double_data(int(i)))); break;
+    case rt::ElemType::I64: storeInt(a, i, uint64_t(t.int64_data(int(i)))); break;
+    case rt::ElemType::U32:
+    case rt::ElemType::U64: storeInt(a, i, t.uint64_data(int(i))); break;
+    default: storeInt(a, i, uint64_t(int64_t(t.int32_data(int(i))))); break; // narrower types, halves as bits
+    }
   }
 }
 
@@ -171,7 +142,8 @@ bool tensorFromProto(const onnx::TensorProto &t, const std::string &baseDir, rt:
     return false;
   }
   out.data.assign(bytes, 0);
-  return readTypedFields(t, out, error);
+  readTypedFields(t, out);
+  return true;
 }
 
 int64_t elementInt(const rt::Array &a, int64_t i) {

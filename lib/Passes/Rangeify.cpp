@@ -64,8 +64,8 @@ bool isExpensive(Op op) {
 
 struct Buffers {
   std::map<const UOp *, const UOp *> of; // tensor node -> buffer
-  /// simplifyExpression of the index expressions reshapes make, kept across the builds of every round.
-  mutable std::unordered_map<const UOp *, const UOp *> simplified;
+  /// simplifyExpression of the index expressions reshapes make: Rangeify's cache, shared by every round.
+  std::unordered_map<const UOp *, const UOp *> *simplified = nullptr;
 };
 
 /// Thrown while building when a value must be realized at once (rule 4).
@@ -360,7 +360,7 @@ private:
   }
 
   const UOp *simplified(const UOp *e) {
-    auto [it, fresh] = buffers_.simplified.try_emplace(e, nullptr);
+    auto [it, fresh] = buffers_.simplified->try_emplace(e, nullptr);
     if (fresh)
       it->second = simplifyExpression(e);
     return it->second;
@@ -496,12 +496,7 @@ private:
   /// All kernels of the program, or nullptr when rule 4 realized more values on the way.
   const UOp *buildAll(std::map<const UOp *, ReduceUse> &uses) {
     Buffers bufs;
-    bufs.simplified.swap(simplified_); // the cache outlives the round
-    struct Keep {
-      Buffers &b;
-      std::unordered_map<const UOp *, const UOp *> &to;
-      ~Keep() { b.simplified.swap(to); }
-    } keep{bufs, simplified_};
+    bufs.simplified = &simplified_;
     int64_t id = 0;
     for (const UOp *u : order_)
       if (u->op() == Op::Input || u->op() == Op::Weight)
