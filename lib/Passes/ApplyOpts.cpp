@@ -31,10 +31,15 @@ bool parseInt(std::string_view s, int64_t &v) {
 
 } // namespace
 
+/// The kernel with range r replaced by `value` (arithmetic of the ranges `parts`), and every end/reduce that
+/// closed r closing `parts` instead.
+static const UOp *splitRange(const UOp *kernel, const std::vector<const UOp *> &order, const UOp *r, const UOp *value,
+                             const std::vector<const UOp *> &parts);
+
 const char *rangeKindOfAction(const std::string &action) {
-  static const std::pair<const char *, const char *> kinds[] = {{"upcast", "upcast"},  {"unroll", "unroll"},
-                                                                {"local", "local"},    {"group", "group"},
-                                                                {"grouptop", "group"}, {"tc", "warp"}};
+  static const std::pair<const char *, const char *> kinds[] = {
+      {"upcast", "upcast"},  {"unroll", "unroll"}, {"local", "local"}, {"group", "group"},
+      {"grouptop", "group"}, {"tc", "warp"},       {"block", "block"}};
   for (const auto &[name, kind] : kinds)
     if (action == name)
       return kind;
@@ -42,7 +47,7 @@ const char *rangeKindOfAction(const std::string &action) {
 }
 
 const char *actionAppliesTo(const std::string &action) {
-  return action == "upcast" || action == "local" ? "loop" : "reduce"; // tc: the matmul's reduce axis
+  return action == "upcast" || action == "local" || action == "block" ? "loop" : "reduce"; // tc: the reduce axis
 }
 
 std::optional<std::vector<OptAction>> parseOptActions(const std::string &text, std::string &err) {
@@ -61,7 +66,7 @@ std::optional<std::vector<OptAction>> parseOptActions(const std::string &text, s
     }
     o.kind = item.substr(0, c1);
     if (!rangeKindOfAction(o.kind)) {
-      err = "unknown optimization '" + o.kind + "' (expected upcast, unroll, local, group, grouptop or tc)";
+      err = "unknown optimization '" + o.kind + "' (expected upcast, unroll, local, group, grouptop, tc or block)";
       return std::nullopt;
     }
     std::string_view rest(item);
@@ -80,10 +85,14 @@ std::optional<std::vector<OptAction>> parseOptActions(const std::string &text, s
 std::string actionUnsupported(const OptAction &o, const TargetDesc &t) {
   if (o.kind == "tc" && !t.tensorCores)
     return "'" + o.text + "' needs a target with tensor cores (cuda), not " + t.name;
+  if (o.kind == "block" && t.isGPU())
+    return "'" + o.text + "' is a CPU cache blocking action; GPU targets tile with local";
   return "";
 }
 
 std::string actionRequirement(const OptAction &o) {
+  if (o.kind == "block")
+    return "axis " + std::to_string(o.axis) + " must be a loop range whose size the amount divides, amount < size";
   if (o.kind == "tc")
     return "axis " + std::to_string(o.axis) +
            " must be the reduce range of an f32 sum of products of two f16 or "
@@ -113,6 +122,15 @@ const UOp *applyOptAction(const UOp *kernel, const OptAction &o) {
     return nullptr;
   Context &ctx = kernel->ctx();
   DType d = r->dtype();
+  if (o.kind == "block" && a == n)
+    return nullptr;        // one block of everything: nothing to move outward
+  if (o.kind == "block") { // r -> r_block * a + r: the new range of n/a blocks nests outside every loop
+    const UOp *block =
+        ctx.make(Op::Range, d, {ctx.constInt(d, n / a)}, Arg::tuple({Arg(nextId), Arg(std::string("block"))}));
+    const UOp *within = ctx.make(Op::Range, d, {ctx.constInt(d, a)}, r->arg());
+    return splitRange(kernel, order, r, ctx.alu(Op::Add, {ctx.alu(Op::Mul, {block, ctx.constInt(d, a)}), within}),
+                      {block, within});
+  }
   const UOp *inner = ctx.make(Op::Range, d, {ctx.constInt(d, a)},
                               Arg::tuple({Arg(nextId), Arg(std::string(rangeKindOfAction(o.kind)))}));
   const UOp *outer = a == n ? nullptr : ctx.make(Op::Range, d, {ctx.constInt(d, n / a)}, r->arg());
@@ -121,6 +139,16 @@ const UOp *applyOptAction(const UOp *kernel, const OptAction &o) {
                      : o.kind == "grouptop"
                          ? ctx.alu(Op::Add, {ctx.alu(Op::Mul, {inner, ctx.constInt(d, n / a)}), outer})
                          : ctx.alu(Op::Add, {ctx.alu(Op::Mul, {outer, ctx.constInt(d, a)}), inner});
+  std::vector<const UOp *> parts;
+  if (outer)
+    parts.push_back(outer);
+  parts.push_back(inner);
+  return splitRange(kernel, order, r, value, parts);
+}
+
+static const UOp *splitRange(const UOp *kernel, const std::vector<const UOp *> &order, const UOp *r, const UOp *value,
+                             const std::vector<const UOp *> &parts) {
+  Context &ctx = kernel->ctx();
   std::unordered_map<const UOp *, const UOp *> done;
   for (const UOp *u : order) {
     if (u == r) {
@@ -131,9 +159,7 @@ const UOp *applyOptAction(const UOp *kernel, const OptAction &o) {
     std::vector<const UOp *> src;
     for (size_t i = 0; i < u->numSrc(); ++i) {
       if (closes && i > 0 && u->src(i) == r) {
-        if (outer)
-          src.push_back(outer);
-        src.push_back(inner);
+        src.insert(src.end(), parts.begin(), parts.end());
         continue;
       }
       src.push_back(done.at(u->src(i)));

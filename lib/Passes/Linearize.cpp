@@ -4,10 +4,10 @@
 //===----------------------------------------------------------------------===//
 //
 // Each node's context is the set of ranges it depends on (an `end` removes the ranges it closes), ordered by
-// rangeNestsBefore (output loops outside reduce loops, then axis id). At each loop level the nodes of that level and the loops nested in it are sorted topologically, loops taken
-// as units that start with their `range` and finish with the `end` that closes it. Ties keep the order of a
-// depth-first walk from the sink, so the result is deterministic. An `end` over several ranges is first split into
-// nested single-range ends.
+// rangeNestsBefore (output loops outside reduce loops, then axis id). At each loop level the nodes of that level and
+// the loops nested in it are sorted topologically, loops taken as units that start with their `range` and finish with
+// the `end` that closes it. Ties keep the order of a depth-first walk from the sink, so the result is deterministic. An
+// `end` over several ranges is first split into nested single-range ends.
 
 #include "Passes/Linearize.h"
 
@@ -25,7 +25,10 @@ namespace tgc {
 namespace {
 
 int nestingRank(const UOp *r) {
-  return rangeKind(r) == "reduce" || rangeKind(r) == "unroll" ? 1 : 0;
+  const std::string &kind = rangeKind(r);
+  if (kind == "block")
+    return -1;
+  return kind == "reduce" || kind == "unroll" ? 1 : 0;
 }
 
 bool rangeOrder(const UOp *a, const UOp *b) { return rangeNestsBefore(a, b); }

@@ -12,8 +12,8 @@ namespace tgc {
 /// by `end`.
 const UOp *linearizeKernel(const UOp *sink);
 
-/// Loop nesting order of two ranges: output loops ("loop", "upcast") outside reduce loops ("reduce", "unroll"),
-/// then by axis id.
+/// Loop nesting order of two ranges: cache blocks ("block") outside output loops ("loop", "upcast"), those outside
+/// reduce loops ("reduce", "unroll"), then by axis id.
 bool rangeNestsBefore(const UOp *a, const UOp *b);
 
 } // namespace tgc

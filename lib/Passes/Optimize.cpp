@@ -9,11 +9,15 @@
 //     stride 0, innermost first, by up to 4 each and then up to 16 while the lanes fit (a register tile: each
 //     loaded value is used by several lanes, and enough independent accumulators hide the add latency);
 //  2. lanes: upcast the loop axis with store stride 1 along which every load has stride 0 or 1 by up to the
-//     vector width; in a reduce kernel up to 4 vector widths, before the tile when the operand read along the
-//     lanes (reduce x lanes-axis elements) fits TargetDesc::l2OperandBytes, else with the lanes the tile of 1
-//     left over (a 512^3 matmul: 16 x 16, not 4 x 64); if
-//     there is none, unroll the reduce axis along which every load has stride 0 or 1 (and one stride 1) by up to
-//     the vector width.
+//     vector width; in a reduce kernel to TargetDesc::panelLanes (up to 4 vector widths), before the tile, when
+//     the operand read along the lanes (reduce x lanes-axis elements) fits TargetDesc::l2OperandBytes or when
+//     the kernel has one reduce and those lanes leave at least two panels (then 3 applies); else with the lanes
+//     the tile of 1 left over (a 16 x 2048 x 64 matmul on AVX-512: 16 x 16, not 4 x 64); if there is none,
+//     unroll the reduce axis along which every load has stride 0 or 1 (and one stride 1) by up to the vector
+//     width.
+//  3. blocks: when that operand does not fit L2, block the lanes axis (`block`) so that one block of panels,
+//     reduce x block elements, does: the blocks become the outermost loop and every row tile reuses the block
+//     from L2 (with pack-matmul's panel layout, a 1024^3 f32 matmul on AVX2: upcast:0:4,upcast:1:16,block:1:4).
 // Amounts are powers of two that divide the range; the accumulator lanes of a reduce kernel fill at most half the
 // target's vector registers (AVX-512 f32: 256 lanes in 16 of 32 zmm registers, e.g. a 16 x 16 matmul tile). The
 // reuse action is applied first so that the contiguous axis gets the higher id, which makes it the fastest lane
@@ -265,14 +269,32 @@ std::vector<OptAction> chooseGpuActions(const UOp *kernel, const TargetDesc &t) 
   return actions;
 }
 
+/// Cache blocking of a matmul-like kernel: the lanes axis (after its upcast) is split so that the operand read
+/// along it, reduce x block elements, fits TargetDesc::l2OperandBytes, and the blocks become the outermost loop.
+/// Each block of that operand then stays in L2 while every tile of the other axes reads it.
+std::optional<OptAction> cacheBlock(const KernelFacts &f, const UOp *lanesAxis, const std::vector<OptAction> &actions,
+                                    const TargetDesc &t) {
+  int64_t lanes = 1;
+  for (const OptAction &a : actions)
+    if (a.axis == rangeId(lanesAxis))
+      lanes = a.amount;
+  int64_t reduceSize = rangeSize(f.reduces[0]);
+  int64_t panels = rangeSize(lanesAxis) / lanes; // the lanes axis after its upcast
+  int64_t fit = t.l2OperandBytes / std::max<int64_t>(1, reduceSize * lanes * f.elemBytes);
+  int64_t a = 1;
+  while (a * 2 <= fit && panels % (a * 2) == 0)
+    a *= 2;
+  if (a >= panels)
+    return std::nullopt;
+  return OptAction{"block", rangeId(lanesAxis), a, ""};
+}
+
 std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
   if (t.hasLocal)
     return chooseGpuActions(kernel, t);
   KernelFacts f = factsOf(kernel);
-  int64_t width = std::max<int64_t>(1, t.vectorBits / 8 / f.elemBytes);
-  int64_t budget = width * std::max(1, t.vectorRegisters / 2);
-  if (!t.vectorALU)
-    budget = width * 4;           // scalar C: the C compiler keeps fewer unrolled accumulators in registers
+  int64_t width = t.vectorLanes(f.elemBytes);
+  int64_t budget = t.tileBudget(f.elemBytes);
   const UOp *lanesAxis = nullptr; // upcast for vector lanes
   bool unroll = false;
   std::vector<const UOp *> all = f.loads;
@@ -292,6 +314,7 @@ std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
   }
   std::vector<OptAction> actions;
   int64_t lanes = lanesAxis ? amountFor(rangeSize(lanesAxis), width) : 1;
+  bool blockable = false; // a matmul-like kernel whose lanes-axis operand is too big for L2: cache-block that axis
   if (!f.reduces.empty()) {
     // the register tile: loop axes along which some load is reused, innermost first; up to 4 each, then up to 16
     // while the accumulators fit the budget; what is left widens the lanes axis up to 4 vector widths
@@ -304,8 +327,12 @@ std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
     int64_t reduceSize = 1;
     for (const UOp *r : f.reduces)
       reduceSize *= rangeSize(r);
-    if (lanesAxis && !unroll && reduceSize * rangeSize(lanesAxis) * f.elemBytes <= t.l2OperandBytes)
-      lanes = std::max(lanes, amountFor(rangeSize(lanesAxis), std::min(4 * width, budget / 4)));
+    // or, for a matmul-like kernel (one reduce) whose wide lanes leave several panels, wide lanes and cache blocks
+    bool fits = lanesAxis && !unroll && reduceSize * rangeSize(lanesAxis) * f.elemBytes <= t.l2OperandBytes;
+    int64_t wide = lanesAxis && !unroll ? amountFor(rangeSize(lanesAxis), t.panelLanes(f.elemBytes)) : 0;
+    blockable = !fits && wide && rangeSize(lanesAxis) / wide >= 2 && !tile.empty() && f.reduces.size() == 1;
+    if (fits || blockable)
+      lanes = std::max(lanes, wide);
     int64_t total = lanes;
     for (int64_t cap : {4, 16}) {
       for (auto &[r, a] : tile) {
@@ -323,6 +350,9 @@ std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
   if (lanesAxis)
     actions.push_back({unroll ? "unroll" : "upcast", rangeId(lanesAxis), lanes, ""});
   fitLaneLimit(actions, t.maxLanes);
+  if (blockable)
+    if (std::optional<OptAction> b = cacheBlock(f, lanesAxis, actions, t))
+      actions.push_back(*b);
   for (OptAction &a : actions)
     a.text = a.kind + ":" + std::to_string(a.axis) + ":" + std::to_string(a.amount);
   return actions;

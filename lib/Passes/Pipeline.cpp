@@ -9,13 +9,15 @@ namespace tgc {
 const std::vector<NamedPipeline> &namedPipelines() {
   static const std::vector<NamedPipeline> pipelines = {
       {"lower-tensors",
+       "pack-matmul," // CPU: large matmuls read b through a copy in contiguous column panels
        "decompose,"   // composite ops -> primitives, so rangeify sees only movement, elementwise and reduce ops
        "simplify,"    // fold constants of the tensor graph before it is split into kernels
        "rangeify,"    // tensors -> kernels over ranges, fused, split where values go to memory
        "simplify,"    // the index arithmetic rangeify wrote (reshape's div/mod, pad's bounds) folds here
        "schedule,"    // sink of calls -> linear program in data order
        "plan-memory", // temporaries share one arena
-       "Tensor graph to a scheduled program with planned memory: decompose, simplify, rangeify, simplify, "
+       "Tensor graph to a scheduled program with planned memory: pack-matmul, decompose, simplify, rangeify, "
+       "simplify, "
        "schedule, plan-memory."},
       {"codegen",
        "optimize,"                  // choose upcast/unroll actions for each kernel from the target's vector width

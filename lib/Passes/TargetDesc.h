@@ -7,6 +7,8 @@
 
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -53,6 +55,20 @@ struct TargetDesc {
   bool tensorCores = false;
 
   bool isGPU() const { return hasLocal; }
+
+  /// Lanes of one vector register for elements of `elemBytes`.
+  int64_t vectorLanes(int elemBytes) const { return std::max<int64_t>(1, vectorBits / 8 / std::max(1, elemBytes)); }
+  /// Accumulator lanes a reduce kernel's register tile may hold: half the vector registers (a quarter of that for
+  /// targets without vector ALU, whose C compiler keeps fewer unrolled accumulators in registers).
+  int64_t tileBudget(int elemBytes) const {
+    return vectorLanes(elemBytes) * (vectorALU ? std::max(1, vectorRegisters / 2) : 4);
+  }
+  /// Lanes of a matmul tile's contiguous axis when its operand panel fits the L2 cache: up to 4 vector widths, at
+  /// most a quarter of the tile budget (AVX2 f32: 16 of 64, a 4 x 16 tile). pack-matmul lays operands out in panels
+  /// of this width, and optimize reads them with it.
+  int64_t panelLanes(int elemBytes) const {
+    return std::min(4 * vectorLanes(elemBytes), std::max<int64_t>(1, tileBudget(elemBytes) / 4));
+  }
 };
 
 /// The description of a -target= name for the machine tgc runs on ("cpu" or "c"); nullopt for an unknown name.

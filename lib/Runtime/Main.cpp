@@ -4,6 +4,7 @@
 
 #include "Runtime/Array.h"
 #include "Runtime/Half.h"
+#include "Runtime/HugePages.h"
 #include "Runtime/Npy.h"
 #include "Runtime/Random.h"
 #include "Runtime/tgc_runtime.h"
@@ -31,6 +32,25 @@ struct Options {
   int bench = 0;
   int threads = 0;
   bool print = false;
+};
+
+/// Memory from tgc::rt::allocateLarge, released with it.
+class LargeBuffer {
+public:
+  explicit LargeBuffer(size_t bytes) : bytes_(bytes), p_(tgc::rt::allocateLarge(bytes)) {
+    if (bytes && !p_) {
+      std::fprintf(stderr, "tgc: error: cannot allocate %zu bytes\n", bytes);
+      std::exit(1);
+    }
+  }
+  LargeBuffer(LargeBuffer &&o) noexcept : bytes_(o.bytes_), p_(o.p_) { o.p_ = nullptr; }
+  LargeBuffer(const LargeBuffer &) = delete;
+  ~LargeBuffer() { tgc::rt::freeLarge(p_, bytes_); }
+  void *data() const { return p_; }
+
+private:
+  size_t bytes_;
+  void *p_;
 };
 
 int die(const std::string &msg) {
@@ -234,10 +254,18 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
       outInfo.push_back(&b);
     }
   }
-  for (auto &a : inputs)
-    inPtrs.push_back(a.data.data());
-  for (auto &a : outputs)
-    outPtrs.push_back(a.data.data());
+  // the model reads and writes huge-page buffers (as numpy's large arrays are), copied from and to the arrays
+  std::vector<LargeBuffer> inMem, outMem;
+  for (auto &a : inputs) {
+    inMem.emplace_back(a.data.size());
+    if (!a.data.empty())
+      std::memcpy(inMem.back().data(), a.data.data(), a.data.size());
+    inPtrs.push_back(inMem.back().data());
+  }
+  for (auto &a : outputs) {
+    outMem.emplace_back(a.data.size());
+    outPtrs.push_back(outMem.back().data());
+  }
   char err[512];
   tgc_model *m = tgc_model_create(p, o.weights.empty() ? nullptr : o.weights.c_str(), o.threads, err, sizeof(err));
   if (!m)
@@ -268,6 +296,9 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
     printTimes(times);
   }
   tgc_model_destroy(m);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (!outputs[i].data.empty())
+      std::memcpy(outputs[i].data.data(), outMem[i].data(), outputs[i].data.size());
   if (!o.outputDir.empty()) {
     mkdir(o.outputDir.c_str(), 0755);
     std::vector<std::string> paths;

@@ -4,6 +4,7 @@
 
 #include "Runtime/Array.h"
 #include "Runtime/Device.h"
+#include "Runtime/HugePages.h"
 #include "Runtime/Safetensors.h"
 #include "Runtime/ThreadPool.h"
 #include "Runtime/tgc_runtime.h"
@@ -117,10 +118,9 @@ static bool allocateArena(tgc_model *m, char *error, size_t size) {
   m->arenaBytes = size_t(m->program->arena_bytes);
   if (m->arenaBytes == 0)
     return true;
-  // MAP_POPULATE faults every page in now, so runs never pay for first touches
-  m->arena = mmap(nullptr, m->arenaBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  if (m->arena == MAP_FAILED) {
-    m->arena = nullptr;
+  // every page is faulted in now, so runs never pay for first touches; huge pages where the arena is large
+  m->arena = tgc::rt::allocateLarge(m->arenaBytes);
+  if (!m->arena) {
     return fail(error, size, "cannot allocate the " + std::to_string(m->arenaBytes) + "-byte arena");
   }
   return true;
@@ -291,6 +291,6 @@ extern "C" void tgc_model_destroy(tgc_model *m) {
   if (!m)
     return;
   if (m->arena)
-    munmap(m->arena, m->arenaBytes);
+    tgc::rt::freeLarge(m->arena, m->arenaBytes);
   delete m;
 }

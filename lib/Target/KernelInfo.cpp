@@ -93,7 +93,7 @@ KernelInfo analyzeKernel(const UOp *linear) {
   k.bytes *= items;
   // split only a single top-level output loop with a constant trip count that holds every global store
   if (topLoops == 1 && !storeOutside && firstTop->src(0)->isConst() && firstTop->arg().isTuple() &&
-      firstTop->arg().getTuple()[1].getString() == "loop") {
+      (firstTop->arg().getTuple()[1].getString() == "loop" || firstTop->arg().getTuple()[1].getString() == "block")) {
     k.parallel = firstTop;
     k.parallelExtent = firstTop->src(0)->constInt();
   }

@@ -19,7 +19,8 @@ struct OptOptions {
   std::string opts;
   std::string target = "cpu";
   std::string gpuArch;
-  int vectorBits = 0; // 0: the host's
+  int vectorBits = 0;     // 0: the host's
+  int l2OperandBytes = 0; // 0: the target's
   bool printAfterChange = false;
   std::vector<std::string> printBefore;
   std::vector<std::string> printAfter;

@@ -29,6 +29,10 @@ int main(int argc, char **argv) {
   app.add_option("--vector-bits", o.vectorBits,
                  "vector register width the passes assume (128, 256, 512; default: the host's)")
       ->check(CLI::IsMember({128, 256, 512}));
+  app.add_option("--l2-operand-bytes", o.l2OperandBytes,
+                 "bytes of one operand the heuristics assume stay in L2 (pack-matmul, optimize's tiles and blocks; "
+                 "default 262144)")
+      ->check(CLI::Range(1, 1 << 30));
   app.add_flag("--print-after-change", o.printAfterChange, "print the IR after every pass that changed it");
   app.add_option("--print-before", o.printBefore, "print the IR before this pass (repeatable)");
   app.add_option("--print-after", o.printAfter, "print the IR after this pass (repeatable)");
