@@ -18,19 +18,22 @@
 #include "Passes/Pass.h"
 #include "Passes/TensorBuilder.h"
 
-#include <unordered_map>
-
 namespace tgc {
 namespace {
 
 constexpr int64_t kMinRows = 32;
+
+/// b is already read from a packed copy: reshape(permute(contiguous(...))).
+bool readsPacked(const UOp *b) {
+  return b->op() == Op::Reshape && b->src(0)->op() == Op::Permute && b->src(0)->src(0)->op() == Op::Contiguous;
+}
 
 /// The packed form of matmul `u`, or nullptr when the rewrite does not apply.
 const UOp *packedMatmul(const UOp *u, const TargetDesc &t) {
   const UOp *a = u->src(0);
   const UOp *b = u->src(1);
   DType d = u->dtype();
-  if (d != dt::F32 && d != dt::F64)
+  if ((d != dt::F32 && d != dt::F64) || readsPacked(b))
     return nullptr;
   if (b->rank() != 2 || a->rank() < 2)
     return nullptr;
@@ -50,14 +53,20 @@ const UOp *packedMatmul(const UOp *u, const TargetDesc &t) {
 const UOp *runPackMatmul(const UOp *root, PassContext &pc) {
   if (pc.target.isGPU())
     return root;
-  std::unordered_map<const UOp *, const UOp *> packed;
-  for (const UOp *u : toposort(root))
-    if (u->op() == Op::Matmul)
-      if (const UOp *p = packedMatmul(u, pc.target)) {
-        packed[u] = p;
-        pc.stats["pack-matmul.packed"] += 1;
-      }
-  return packed.empty() ? root : substitute(root, packed);
+  // one matmul at a time, so that a matmul whose operands contain another one is rebuilt from the packed one
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const UOp *u : toposort(root)) {
+      const UOp *p = u->op() == Op::Matmul ? packedMatmul(u, pc.target) : nullptr;
+      if (!p)
+        continue;
+      root = substitute(root, {{u, p}});
+      pc.stats["pack-matmul.packed"] += 1;
+      changed = true;
+      break;
+    }
+  }
+  return root;
 }
 
 } // namespace tgc
