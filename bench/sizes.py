@@ -78,6 +78,26 @@ WORKLOADS = {
 # Baseline worker (runs in a subprocess of --python)
 
 
+FIRST_RESULT = r"""
+import os, sys, time
+t0 = time.perf_counter()
+os.environ.setdefault("DEV", "CPU")
+import numpy as np
+from tinygrad import Device, Tensor
+name = sys.argv[1]
+rng = np.random.default_rng(0)
+if name.startswith("gemm"):
+    n = int(name[4:])
+    out = Tensor(rng.standard_normal((n, n), dtype=np.float32)) @ Tensor(rng.standard_normal((n, n), dtype=np.float32))
+elif name == "add16M":
+    out = Tensor(rng.standard_normal(16 << 20, dtype=np.float32)) + Tensor(rng.standard_normal(16 << 20, dtype=np.float32))
+else:
+    out = Tensor(rng.standard_normal(64 << 20, dtype=np.float32)).sum()
+out.numpy()
+print("first: %.1f ms" % ((time.perf_counter() - t0) * 1e3))
+"""
+
+
 def worker(kind, name, bench):
     import numpy as np
 
@@ -328,7 +348,7 @@ def main():
             print("%s not importable by %s: skipped (bench/sizes.py --setup)" % (b, args.python))
 
     # compile
-    exes, compile_ms = {}, {}
+    exes, compile_ms, first_ms = {}, {}, {}
     flags = args.tgc_flags.split() if args.tgc_flags else []
     for n in names:
         text, _, _ = WORKLOADS[n]
@@ -346,6 +366,20 @@ def main():
                 print("tgc compile %s failed: %s" % (n, r.stderr.strip()[-400:]))
                 return 1
         compile_ms[n] = statistics.median(times)
+        # the same model from nothing to its first result: tgc compile + the executable's first run, and tinygrad
+        # from `import tinygrad` (scheduling, code generation, its C compiler, the run) in a fresh process
+        if "tinygrad" in baselines and n in ("gemm512", "gemm1024", "gemm2048", "add16M", "sum64M"):
+            runs = []
+            for _ in range(args.reps):
+                r = subprocess.run([args.python, "-c", FIRST_RESULT, n], capture_output=True, text=True, env=env)
+                m = re.search(r"first: ([0-9.]+) ms", r.stdout)
+                if m:
+                    runs.append(float(m.group(1)))
+            if runs:
+                t0 = time.perf_counter()
+                subprocess.run([exes[n] if n in exes else os.path.join(out, n, n), "--threads", str(args.threads)],
+                               capture_output=True, env=env)
+                first_ms[n] = (compile_ms[n] + (time.perf_counter() - t0) * 1e3, statistics.median(runs))
         exes[n] = os.path.join(out, n, n)
 
     # run, interleaved
@@ -389,6 +423,10 @@ def main():
         print(line)
     print("ratios: baseline / tgc, > 1 means tgc is faster; medians of %d interleaved rounds of %d calls, %d thread(s)"
           % (args.rounds, args.bench, args.threads))
+    if first_ms:
+        print("time to first result (tgc: compile + first run of the executable; tinygrad: from import, fresh process):")
+        for n, (tgc_ms, tiny_ms) in first_ms.items():
+            print("  %-10s tgc %8.0f ms   tinygrad %8.0f ms   %.1fx" % (n, tgc_ms, tiny_ms, tiny_ms / tgc_ms))
     return 0
 
 
