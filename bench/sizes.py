@@ -27,9 +27,9 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BENCH_RE = re.compile(r"bench: (\d+) runs, min ([0-9.]+) ms, median ([0-9.]+) ms")
-SCRUBBED_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run as models  # bench/run.py: its bench-line parser, baseline environment and numpy/torch example models
+from run import ROOT, run_bench
 SETUP_PACKAGES = ["numpy", "torch", "tinygrad"]
 
 
@@ -156,8 +156,6 @@ def worker(kind, name, bench):
         else:
             fn = tiny(lambda x: x.sum(), Tensor(a).realize())
     elif name in ("mlp_b64", "cnn_b128") and kind in ("numpy", "torch"):
-        sys.path.insert(0, os.path.join(ROOT, "bench"))
-        import run as models  # bench/run.py's numpy and torch versions of the example models
 
         W = {k: v for k, v in rng_weights(name).items()}
         x = rng.standard_normal((64, 784) if name == "mlp_b64" else (128, 1, 28, 28), dtype=f32)
@@ -189,9 +187,6 @@ def worker(kind, name, bench):
 
 def rng_weights(name):
     """The weights tgc's executable embeds (its safetensors file), so both compute the same model."""
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    import run as models
-
     out = os.environ["TGC_BENCH_OUT"]
     m = re.search(r'^weights "([^"]+)"', open(os.path.join(out, name + ".uop")).read(), re.M)
     return models.load_safetensors(os.path.join(out, m.group(1)))
@@ -279,14 +274,6 @@ def bandwidth_probe(python, env):
 # Driver
 
 
-def run_bench(cmd, env, cwd=ROOT):
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=cwd)
-    m = BENCH_RE.search(r.stdout)
-    if r.returncode != 0 or not m:
-        raise RuntimeError("%s failed (rc %d): %s" % (" ".join(cmd), r.returncode, (r.stdout + r.stderr).strip()[-400:]))
-    return float(m.group(3))
-
-
 def setup(build):
     env_dir = os.path.join(build, "benchenv")
     subprocess.run([sys.executable, "-m", "venv", env_dir], check=True)
@@ -322,9 +309,7 @@ def main():
     tgc = os.path.join(build, "bin", "tgc")
     out = os.path.join(build, "bench-sizes")
     os.makedirs(out, exist_ok=True)
-    env = dict(os.environ)
-    for k in SCRUBBED_ENV:
-        env.pop(k, None)
+    env = models.baseline_env()
     for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "TGC_NUM_THREADS", "MKL_NUM_THREADS"):
         env[k] = str(args.threads)
     env["TGC_BENCH_OUT"] = out

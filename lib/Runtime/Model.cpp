@@ -16,7 +16,6 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <sys/mman.h>
 #include <vector>
 
 namespace {
