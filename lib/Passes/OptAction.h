@@ -40,6 +40,13 @@ std::string actionRequirement(const OptAction &o);
 /// tc:AXIS:0 splits the kernel's matmul-like reduce over range AXIS into tensor core tiles (TensorCores.cpp).
 const UOp *applyOptAction(const UOp *kernel, const OptAction &o);
 
+/// The actions optimize's heuristics choose for a kernel (Optimize.cpp), with their text set.
+std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t);
+
+/// A kernel's key in a tuning cache: 16 hex digits of a hash of its canonical text before optimization, so the
+/// same kernel in any model, and in the same model compiled again, has the same key.
+std::string kernelTuningKey(const UOp *kernel);
+
 /// The kernel with its reduce over range `axis` done by `wmma` ops, one warp per output tile; nullptr when the
 /// kernel is not a reduce of products of two f16 or bf16 operands that the tensor core's sizes divide.
 const UOp *applyTensorCore(const UOp *kernel, int64_t axis);

@@ -289,7 +289,9 @@ std::optional<OptAction> cacheBlock(const KernelFacts &f, const UOp *lanesAxis, 
   return OptAction{"block", rangeId(lanesAxis), a, ""};
 }
 
-std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
+} // namespace
+
+std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) {
   if (t.hasLocal)
     return chooseGpuActions(kernel, t);
   KernelFacts f = factsOf(kernel);
@@ -358,7 +360,42 @@ std::vector<OptAction> chooseActions(const UOp *kernel, const TargetDesc &t) {
   return actions;
 }
 
+std::string kernelTuningKey(const UOp *kernel) {
+  uint64_t h = 1469598103934665603ull; // FNV-1a of the kernel's canonical text
+  for (unsigned char c : printGraph(kernel))
+    h = (h ^ c) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+namespace {
+
 std::string kernelName(const UOp *kernel) { return kernel->arg().isString() ? kernel->arg().getString() : "kernel"; }
+
+/// The actions for one kernel: the explicit ones, else the tuning table's entry, else the heuristics'.
+std::optional<std::vector<OptAction>> actionsFor(const UOp *kernel, const std::optional<std::vector<OptAction>> &explicitActions,
+                                                 PassContext &pc, bool &tuned) {
+  tuned = false;
+  if (explicitActions)
+    return *explicitActions;
+  if (pc.tuned) {
+    auto it = pc.tuned->find(kernelTuningKey(kernel));
+    if (it != pc.tuned->end()) {
+      std::string err;
+      std::optional<std::vector<OptAction>> actions =
+          it->second.empty() ? std::vector<OptAction>{} : parseOptActions(it->second, err);
+      if (!actions) {
+        pc.diags.error(Loc{pc.module.fileName, 0, 0},
+                       "optimize: tuned actions of kernel " + kernelName(kernel) + ": " + err);
+        return std::nullopt;
+      }
+      tuned = true;
+      return actions;
+    }
+  }
+  return heuristicActions(kernel, pc.target);
+}
 
 } // namespace
 
@@ -385,20 +422,30 @@ const UOp *runOptimize(const UOp *root, PassContext &pc) {
   for (const UOp *u : toposort(root)) {
     if (u->op() != Op::Sink || !isKernelRoot(u))
       continue;
-    std::vector<OptAction> actions = explicitActions ? *explicitActions : chooseActions(u, pc.target);
+    bool tuned = false;
+    std::optional<std::vector<OptAction>> actions = actionsFor(u, explicitActions, pc, tuned);
+    if (!actions)
+      return nullptr;
     const UOp *k = u;
     std::string applied;
-    for (const OptAction &a : actions) {
+    for (const OptAction &a : *actions) {
       if (const UOp *next = applyOptAction(k, a)) {
         k = next;
         applied += (applied.empty() ? "" : ",") + a.text;
         pc.stats["optimize." + a.kind] += 1;
         uses[a.text] += 1;
+      } else if (tuned) { // a tuning entry is for exactly this kernel: every action must apply
+        pc.diags.error(Loc{pc.module.fileName, 0, 0},
+                       "optimize: tuned action '" + a.text + "' does not apply to kernel " + kernelName(u));
+        return nullptr;
       }
     }
     if (k != u)
       done[u] = k;
-    pc.module.remarks.push_back(kernelName(u) + ": " + (applied.empty() ? "no actions" : applied));
+    if (tuned)
+      pc.stats["optimize.tuned-kernels"] += 1;
+    pc.module.remarks.push_back(kernelName(u) + ": " + (applied.empty() ? "no actions" : applied) +
+                                (tuned ? " (tuned)" : ""));
   }
   for (const OptAction &a : explicitActions.value_or(std::vector<OptAction>{})) {
     if (uses[a.text] == 0) {

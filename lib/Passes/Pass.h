@@ -18,6 +18,9 @@
 namespace tgc {
 
 /// What a pass may see or modify beyond the graph.
+/// Kernel tuning key -> optimization actions ("upcast:0:4,upcast:1:16"; "" for none), from a tuning cache.
+using TuningTable = std::map<std::string, std::string>;
+
 struct PassContext {
   Module &module;
   DiagEngine &diags;
@@ -27,6 +30,9 @@ struct PassContext {
   std::string opts = {};
   /// The target the kernels are lowered for (tgc-opt --target, tgc -target).
   const TargetDesc &target = defaultTarget();
+  /// Actions found by BEAM search, by kernel tuning key (kernelTuningKey); optimize uses them for the kernels
+  /// listed, its heuristics for the others. nullptr: none.
+  const TuningTable *tuned = nullptr;
 
   static const TargetDesc &defaultTarget() {
     static const TargetDesc d = *hostTargetDesc("cpu");

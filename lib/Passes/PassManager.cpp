@@ -95,7 +95,7 @@ bool PassManager::run(Module &m, DiagEngine &diags) {
       dumpIR("Before", p->name, m);
     const UOp *oldRoot = m.root;
     auto start = std::chrono::steady_clock::now();
-    PassContext pc{m, diags, stats_, inst_.opts, inst_.target};
+    PassContext pc{m, diags, stats_, inst_.opts, inst_.target, inst_.tuned};
     const UOp *newRoot = m.root ? p->run(m.root, pc) : nullptr;
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     timings_.push_back({std::string(p->name), secs});

@@ -36,6 +36,8 @@ struct Instrumentation {
   std::string opts;
   /// The target passes lower for (PassContext::target).
   TargetDesc target = PassContext::defaultTarget();
+  /// Tuned actions per kernel for optimize (PassContext::tuned); the table must outlive the pass manager's run.
+  const TuningTable *tuned = nullptr;
 };
 
 struct PassTiming {

@@ -25,6 +25,7 @@ struct RunOptions {
   bool fpContract = false; // --fp-contract=fast
   int threads = 0;
   int bench = 0;
+  TuningOptions tuning;
 };
 int runCommand(const RunOptions &o);
 
@@ -44,8 +45,20 @@ struct CompileOptions {
   std::string weightsFile; // overrides the model's weights directive
   bool sanitize = false;
   bool fpContract = false; // --fp-contract=fast
+  TuningOptions tuning;
 };
 int compileCommand(const CompileOptions &o);
+
+struct TuneOptions {
+  std::string input;
+  std::vector<std::string> dims;
+  std::vector<std::string> binds;
+  std::string cpu;
+  std::string features;
+  bool fpContract = false;
+  TuningOptions tuning; // beam width 4 unless --beam says otherwise (main.cpp)
+};
+int tuneCommand(const TuneOptions &o);
 
 struct WeightsOptions {
   std::string input;

@@ -48,7 +48,7 @@ int compileCommand(const CompileOptions &o) {
   r.bundleWeights = isOnnxPath(o.input) && o.weightsFile.empty();
   if (r.embedWeights && r.weightsFile.empty())
     r.embedWeights = false; // nothing to embed
-  if (!lowerForCodegen(*m, diags, target->desc, o.opts))
+  if (!lowerForCodegen(*m, diags, *target, o.opts, o.tuning))
     return 1;
   reportKernels(*m);
   if (!compileProgram(m->root, r, err))

@@ -13,6 +13,7 @@
 #include "Runtime/Safetensors.h"
 #include "Support/FileIO.h"
 #include "Support/Logging.h"
+#include "Target/Beam.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -231,17 +232,50 @@ std::string weightsFilePath(const Module &m) {
   return fs::absolute(w.is_absolute() ? w : fs::path(baseDir(m)) / w).lexically_normal().string();
 }
 
-bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetDesc &target, const std::string &opts) {
+namespace {
+
+bool runPipeline(Module &m, DiagEngine &diags, const char *passes, const TargetDesc &target, const std::string &opts,
+                 const TuningTable *tuned) {
   std::string err;
-  auto pipeline = parsePipeline("lower-tensors,codegen", err); // codegen's optimize takes `opts`
+  auto pipeline = parsePipeline(passes, err);
   if (!pipeline)
     internalError(err);
   Instrumentation inst;
   inst.opts = opts;
   inst.target = target;
+  inst.tuned = tuned;
   inst.printAfterAll = debugLevel() >= 8;
   PassManager pm(*pipeline, inst);
   return pm.run(m, diags);
+}
+
+} // namespace
+
+bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetInfo &target, const std::string &opts,
+                     const TuningOptions &tuning) {
+  if (tuning.beam <= 0 && tuning.file.empty()) // codegen's optimize takes `opts`
+    return runPipeline(m, diags, "lower-tensors,codegen", target.desc, opts, nullptr);
+  if (!opts.empty()) {
+    diags.error(Loc{}, "--opts cannot be combined with --beam or --tuning");
+    return false;
+  }
+  if (!runPipeline(m, diags, "lower-tensors", target.desc, "", nullptr))
+    return false;
+  TuningCache cache(target);
+  std::string err;
+  if (!tuning.file.empty() && !cache.load(tuning.file, err)) {
+    diags.error(Loc{}, err);
+    return false;
+  }
+  if (tuning.beam > 0) {
+    BeamOptions bo{tuning.beam, tuning.budgetSeconds, tuning.retune};
+    if (!beamSearch(m, target, bo, cache, err) || (!tuning.file.empty() && !cache.save(tuning.file, err))) {
+      diags.error(Loc{}, err);
+      return false;
+    }
+  }
+  TuningTable table = cache.table();
+  return runPipeline(m, diags, "codegen", target.desc, "", &table);
 }
 
 bool writeOutputs(const std::string &dir, const interp::ArrayMap &outputs, std::string &error) {

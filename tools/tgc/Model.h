@@ -7,6 +7,7 @@
 #include "IR/Module.h"
 #include "Interp/Interpreter.h"
 #include "Passes/TargetDesc.h"
+#include "Target/TargetInfo.h"
 #include "Support/Diagnostics.h"
 
 #include <map>
@@ -51,9 +52,19 @@ bool gatherData(const Module &m, const std::vector<interp::TensorSpec> &sig, con
 /// The absolute path of the model's (first) weights file, or "" when it names none.
 std::string weightsFilePath(const Module &m);
 
+/// How kernels get their optimization actions beyond the heuristics: BEAM search and a tuning cache file.
+struct TuningOptions {
+  int beam = 0;               // --beam=N: search with beam width N (0: no search)
+  double budgetSeconds = 120; // --beam-budget
+  std::string file;           // --tuning=FILE: read (and after a search, write) this cache
+  bool retune = false;        // search kernels the cache holds too
+};
+
 /// Lower a tensor-level model to a program whose kernels are ready for a renderer (pipelines lower-tensors and
-/// codegen), reporting problems to `diags`.
-bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetDesc &target, const std::string &opts = "");
+/// codegen), reporting problems to `diags`. With tuning options: after lower-tensors, search the kernels the cache
+/// lacks (beam), save the cache, and give optimize the cache's actions.
+bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetInfo &target, const std::string &opts = "",
+                     const TuningOptions &tuning = {});
 
 /// Write each output as DIR/NAME.npy (creating DIR). Returns false with a one-line reason.
 bool writeOutputs(const std::string &dir, const interp::ArrayMap &outputs, std::string &error);

@@ -59,7 +59,7 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
   if (!target)
     return false;
   setFpContract(*target, o.fpContract);
-  if (!lowerForCodegen(m, diags, target->desc, o.opts)) {
+  if (!lowerForCodegen(m, diags, *target, o.opts, o.tuning)) {
     err = "the model could not be lowered";
     return false;
   }

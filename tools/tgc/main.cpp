@@ -1,5 +1,5 @@
 //===- main.cpp - tgc: the tensor compiler's command line -------*- C++ -*-===//
-// Subcommands: run, compile, import, info, weights. Everything else is in lib/ and the commands.
+// Subcommands: run, compile, tune, import, info, weights. Everything else is in lib/ and the commands.
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
@@ -84,6 +84,35 @@ int main(int argc, char **argv) {
 
   compileCmd->add_option("--weights-file", compile.weightsFile, "the safetensors file (default: the model's)");
 
+  auto addTuning = [&](CLI::App *cmd, tgc::TuningOptions &t) {
+    cmd->add_option("--beam", t.beam, "BEAM search with this width: time candidate actions per kernel on this machine")
+        ->check(CLI::Range(1, 64));
+    cmd->add_option("--beam-budget", t.budgetSeconds, "seconds BEAM search may take for the model (default 120)")
+        ->check(CLI::Range(0.0, 1e6));
+    cmd->add_option("--tuning", t.file,
+                    "tuning cache (JSON): kernels it holds get its actions; --beam adds what it finds to it");
+    cmd->add_flag("--retune", t.retune, "with --beam: search kernels the tuning cache already holds again");
+  };
+  addTuning(runCmd, run.tuning);
+  addTuning(compileCmd, compile.tuning);
+
+  tgc::TuneOptions tune;
+  tune.tuning.beam = 4;
+  CLI::App *tuneCmd =
+      app.add_subcommand("tune", "BEAM-search every kernel of a model on this machine into a tuning cache");
+  tuneCmd->add_option("input", tune.input, "the model (.uop or .onnx)")->required();
+  tuneCmd->add_option("--dim", tune.dims, dimHelp);
+  tuneCmd->add_option("--bind", tune.binds, bindHelp);
+  tuneCmd->add_option("--mcpu", tune.cpu, "CPU to compile for (default: this machine's)");
+  tuneCmd->add_option("--mattr", tune.features, "CPU features, LLVM syntax (+avx2,-avx512f)");
+  tuneCmd
+      ->add_option_function<std::string>(
+          "--fp-contract", [&](const std::string &v) { tune.fpContract = v == "fast"; },
+          "off (default) or fast, as the model will be compiled")
+      ->check(CLI::IsMember({"off", "fast"}));
+  addTuning(tuneCmd, tune.tuning);
+  tuneCmd->get_option("--tuning")->required();
+
   tgc::WeightsOptions weights;
   CLI::App *weightsCmd = app.add_subcommand("weights", "write deterministic weights for a model (examples, tests)");
   weightsCmd->add_option("input", weights.input, "the .uop model")->required();
@@ -117,7 +146,7 @@ int main(int argc, char **argv) {
   } catch (const CLI::ParseError &e) {
     if (e.get_exit_code() == 0) // --help
       return app.exit(e);
-    return tgc::oneLineError(tgc::describeParseError({"compile", "run", "import", "info", "weights"}, args, e.what()));
+    return tgc::oneLineError(tgc::describeParseError({"compile", "run", "tune", "import", "info", "weights"}, args, e.what()));
   }
   tgc::setupLogging(debug, /*passLevelOffset=*/4);
   // the runtime linked in-process (tgc run) reads the level from the environment, like compiled executables do
@@ -126,6 +155,8 @@ int main(int argc, char **argv) {
     return tgc::runCommand(run);
   if (*compileCmd)
     return tgc::compileCommand(compile);
+  if (*tuneCmd)
+    return tgc::tuneCommand(tune);
   if (*weightsCmd)
     return tgc::weightsCommand(weights);
   if (*importCmd)

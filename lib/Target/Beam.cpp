@@ -1,0 +1,371 @@
+//===- Beam.cpp - BEAM search of optimization actions per kernel -*- C++ -*-===//
+// tinygrad's search.py for tgc's actions: extend the best few action lists by one action, time them, keep the best.
+//===----------------------------------------------------------------------===//
+//
+// One kernel at a time: a candidate is a list of actions applied in order to the kernel as lower-tensors left it.
+// It is lowered by the codegen pipeline alone (its call in a one-call program), compiled by LLVM's JIT and run on
+// this machine, one thread, on buffers filled with the byte 0x3c (small normal floats, nonzero integers: no
+// division by zero, no denormals). Its time is the median of several runs after a warm-up run; a candidate whose
+// warm-up takes over three times the best so far is dropped after it. Each step extends every action list of the
+// beam by every action that applies (upcast a loop range, unroll a reduce range, block a loop range once), and the
+// beam keeps the `width` fastest of old and new lists; the search stops when a step gains under 2%, when no action
+// applies, or at the deadline. The heuristics' actions start in the beam, and stay chosen unless a candidate
+// beats them by 3% (timer noise), so tuning never makes a kernel measurably slower than the heuristics do.
+
+#include "Target/Beam.h"
+
+#include "Passes/OptAction.h"
+#include "Passes/PassManager.h"
+#include "Passes/ProgramInfo.h"
+#include "Runtime/HugePages.h"
+#include "Target/Compiler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <unistd.h>
+#include <unordered_set>
+
+namespace tgc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr double kKeepGain = 0.98;   // a step must make the best at least 2% faster to continue
+constexpr double kChooseGain = 0.97; // a candidate replaces the heuristics' actions when 3% faster
+constexpr double kDropFactor = 3;    // a warm-up over 3x the best so far ends the candidate
+constexpr double kTimedSeconds = 0.02;
+constexpr int kMinRuns = 3;
+constexpr int kMaxRuns = 50;
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::string actionsText(const std::vector<OptAction> &actions) {
+  std::string text;
+  for (const OptAction &a : actions)
+    text += (text.empty() ? "" : ",") + a.text;
+  return text;
+}
+
+std::string kernelName(const UOp *kernel) { return kernel->arg().isString() ? kernel->arg().getString() : "kernel"; }
+
+/// Runs one call of a program with other versions of its kernel; owns the buffers they all run on.
+class KernelBench {
+public:
+  KernelBench(const UOp *linear, const UOp *call, const TargetInfo &t) : linear_(linear), call_(call), t_(t) {}
+  ~KernelBench() {
+    for (auto &[index, b] : buffers_)
+      rt::freeLarge(b.first, b.second);
+  }
+  KernelBench(const KernelBench &) = delete;
+  KernelBench &operator=(const KernelBench &) = delete;
+
+  /// Median microseconds of the call with `kernel` (the call's kernel with actions applied); nullopt with `error`
+  /// when it does not lower or compile. A run slower than dropAboveUs ends the timing after one run.
+  std::optional<double> time(const UOp *kernel, double dropAboveUs, std::string &error) {
+    JitProgram jit;
+    if (!lower(kernel, jit, error))
+      return std::nullopt;
+    const tgc_program_info &p = *jit.program();
+    const tgc_call_info &c = p.calls[0];
+    std::vector<void *> args;
+    for (int i = 0; i < c.num_args; ++i)
+      args.push_back(buffer(c.args[i], size_t(p.buffers[c.args[i]].bytes)));
+    int64_t extent = c.parallel > 0 ? c.parallel : 1;
+    auto once = [&] {
+      Clock::time_point start = Clock::now();
+      c.fn(args.data(), 0, extent);
+      return seconds(Clock::now() - start) * 1e6;
+    };
+    double warm = once();
+    if (warm > dropAboveUs)
+      return warm;
+    std::vector<double> us;
+    int runs = std::clamp(int(kTimedSeconds * 1e6 / std::max(warm, 1e-3)), kMinRuns, kMaxRuns);
+    for (int i = 0; i < runs; ++i)
+      us.push_back(once());
+    std::nth_element(us.begin(), us.begin() + us.size() / 2, us.end());
+    return us[us.size() / 2];
+  }
+
+private:
+  bool lower(const UOp *kernel, JitProgram &jit, std::string &error) {
+    Context &ctx = kernel->ctx();
+    std::vector<const UOp *> src(call_->src().begin(), call_->src().end());
+    src[0] = kernel;
+    const UOp *call = ctx.withSrc(call_, src);
+    Module m;
+    m.root = ctx.withSrc(linear_, std::vector<const UOp *>{call});
+    static const Pipeline codegen = *parsePipeline("codegen", error);
+    Instrumentation inst;
+    inst.verifyEach = false;
+    inst.opts = "none"; // the actions are applied already
+    inst.target = t_.desc;
+    DiagEngine diags;
+    diags.setCapture(true);
+    if (!PassManager(codegen, inst).run(m, diags)) {
+      error = diags.captured().empty() ? "codegen failed" : diags.captured().front().message;
+      return false;
+    }
+    return jit.build(m.root, "beam", t_, error);
+  }
+
+  void *buffer(int index, size_t bytes) {
+    auto it = buffers_.find(index);
+    if (it != buffers_.end() && it->second.second >= bytes)
+      return it->second.first;
+    void *p = rt::allocateLarge(std::max<size_t>(bytes, 1));
+    std::memset(p, 0x3c, bytes);
+    if (it != buffers_.end())
+      rt::freeLarge(it->second.first, it->second.second);
+    buffers_[index] = {p, std::max<size_t>(bytes, 1)};
+    return p;
+  }
+
+  const UOp *linear_;
+  const UOp *call_;
+  const TargetInfo &t_;
+  std::map<int, std::pair<void *, size_t>> buffers_;
+};
+
+/// Every action that applies to one more range of `kernel` (as actions so far left it) within the lane limit:
+/// upcast a loop range by 2, 3, 4, 6, 8, 16 or 32; block it by 2 to 64 (one block per kernel, CPU targets); unroll
+/// a reduce range by 2, 4, 8 or 16.
+std::vector<OptAction> nextActions(const UOp *kernel, const TargetDesc &t) {
+  std::vector<const UOp *> ranges;
+  int64_t lanes = 1;
+  bool blocked = false;
+  for (const UOp *u : toposort(kernel)) {
+    if (u->op() != Op::Range || !u->arg().isTuple() || !u->src(0)->isConst())
+      continue;
+    const std::string &kind = rangeKind(u);
+    if (kind == "upcast" || kind == "unroll")
+      lanes *= rangeSize(u);
+    blocked = blocked || kind == "block";
+    if (kind == "loop" || kind == "reduce")
+      ranges.push_back(u);
+  }
+  std::sort(ranges.begin(), ranges.end(), rangeIdLess);
+  std::vector<OptAction> out;
+  auto add = [&](const char *kind, const UOp *r, int64_t a) {
+    int64_t n = rangeSize(r);
+    bool lanesOk = std::string(kind) == "block" || lanes * a <= t.maxLanes;
+    if (a < n && n % a == 0 && lanesOk)
+      out.push_back({kind, rangeId(r), a, std::string(kind) + ":" + std::to_string(rangeId(r)) + ":" + std::to_string(a)});
+  };
+  for (const UOp *r : ranges) {
+    if (rangeKind(r) == "reduce") {
+      for (int64_t a : {2, 4, 8, 16})
+        add("unroll", r, a);
+      continue;
+    }
+    for (int64_t a : {2, 3, 4, 6, 8, 16, 32})
+      add("upcast", r, a);
+    if (!blocked && !t.hasLocal)
+      for (int64_t a : {2, 4, 8, 16, 32, 64})
+        add("block", r, a);
+  }
+  return out;
+}
+
+struct Candidate {
+  std::vector<OptAction> actions;
+  const UOp *kernel;
+  double us;
+};
+
+/// The terminal line that shows where the search is; plain lines when stderr is not a terminal.
+class Progress {
+public:
+  Progress() : tty_(isatty(2)) {}
+  void update(const std::string &line) {
+    if (tty_)
+      std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  }
+  void done(const std::string &line) {
+    std::fprintf(stderr, tty_ ? "\r\033[K%s\n" : "%s\n", line.c_str());
+  }
+
+private:
+  bool tty_;
+};
+
+std::string formatUs(double us) {
+  char buf[32];
+  if (us >= 1000)
+    std::snprintf(buf, sizeof buf, "%.2f ms", us / 1000);
+  else
+    std::snprintf(buf, sizeof buf, us >= 10 ? "%.1f us" : "%.2f us", us);
+  return buf;
+}
+
+class KernelSearch {
+public:
+  KernelSearch(KernelBench &bench, const UOp *kernel, const TargetInfo &t, Progress &progress, std::string label)
+      : bench_(bench), kernel_(kernel), t_(t), progress_(progress), label_(std::move(label)) {}
+
+  /// The heuristics' actions (those that apply) and their time; false with `error` when they do not compile.
+  bool timeHeuristic(std::string &error) {
+    std::vector<OptAction> applied;
+    const UOp *k = kernel_;
+    for (const OptAction &a : heuristicActions(kernel_, t_.desc))
+      if (const UOp *next = applyOptAction(k, a)) {
+        k = next;
+        applied.push_back(a);
+      }
+    std::optional<Candidate> c = evaluate(applied, error);
+    if (!c)
+      return false;
+    heuristic_ = *c;
+    return true;
+  }
+  double heuristicUs() const { return heuristic_.us; }
+
+  TuningEntry search(const BeamOptions &o, Clock::time_point deadline) {
+    std::string error;
+    std::optional<Candidate> none = evaluate({}, error);
+    std::vector<Candidate> beam = none ? std::vector<Candidate>{*none} : std::vector<Candidate>{};
+    Candidate best = heuristic_;
+    for (int step = 1; !beam.empty() && Clock::now() < deadline; ++step) {
+      std::vector<Candidate> next = extend(beam, deadline, "step " + std::to_string(step));
+      sortByTime(next);
+      if (next.empty() || next.front().us >= beam.front().us * kKeepGain)
+        break;
+      next.resize(std::min<size_t>(next.size(), size_t(std::max(1, o.width))));
+      beam = next;
+      if (beam.front().us < best.us)
+        best = beam.front();
+    }
+    // the search from no actions may end short of the heuristics' deeper lists: try those plus one action too
+    if (best.kernel == heuristic_.kernel) {
+      std::vector<Candidate> more = extend({heuristic_}, deadline, "refining the heuristics");
+      sortByTime(more);
+      if (!more.empty() && more.front().us < best.us)
+        best = more.front();
+    }
+    if (best.us >= heuristic_.us * kChooseGain)
+      best = heuristic_;
+    TuningEntry e;
+    e.key = kernelTuningKey(kernel_);
+    e.kernel = kernelName(kernel_);
+    e.opts = actionsText(best.actions);
+    e.us = best.us;
+    e.heuristicOpts = actionsText(heuristic_.actions);
+    e.heuristicUs = heuristic_.us;
+    e.candidates = timed_;
+    return e;
+  }
+
+private:
+  /// Every list of `from` plus one action, timed.
+  std::vector<Candidate> extend(const std::vector<Candidate> &from, Clock::time_point deadline,
+                                const std::string &what) {
+    std::vector<Candidate> out;
+    std::string error;
+    for (const Candidate &c : from) {
+      for (const OptAction &a : nextActions(c.kernel, t_.desc)) {
+        if (Clock::now() >= deadline)
+          return out;
+        std::vector<OptAction> actions = c.actions;
+        actions.push_back(a);
+        if (std::optional<Candidate> n = evaluate(actions, error))
+          out.push_back(*n);
+        progress_.update(label_ + ": " + what + ", " + std::to_string(timed_) + " timed, best " + formatUs(best_) +
+                         " (heuristics " + formatUs(heuristic_.us) + ")");
+      }
+    }
+    return out;
+  }
+
+  static void sortByTime(std::vector<Candidate> &v) {
+    std::sort(v.begin(), v.end(), [](const Candidate &a, const Candidate &b) {
+      return a.us != b.us ? a.us < b.us : actionsText(a.actions) < actionsText(b.actions);
+    });
+  }
+
+  /// The candidate of `actions`, timed; nullopt when an action does not apply, the kernel was timed already, or
+  /// it does not compile (a lowering limit, not a wrong result: the search goes on without it).
+  std::optional<Candidate> evaluate(const std::vector<OptAction> &actions, std::string &error) {
+    const UOp *k = kernel_;
+    for (const OptAction &a : actions)
+      if (!(k = applyOptAction(k, a)))
+        return std::nullopt;
+    if (!seen_.insert(k).second)
+      return std::nullopt;
+    std::optional<double> us = bench_.time(k, best_ * kDropFactor, error);
+    if (!us)
+      return std::nullopt;
+    ++timed_;
+    best_ = std::min(best_, *us);
+    return Candidate{actions, k, *us};
+  }
+
+  KernelBench &bench_;
+  const UOp *kernel_;
+  const TargetInfo &t_;
+  Progress &progress_;
+  std::string label_;
+  Candidate heuristic_{};
+  std::unordered_set<const UOp *> seen_;
+  double best_ = 1e300;
+  int timed_ = 0;
+};
+
+} // namespace
+
+bool beamSearch(const Module &program, const TargetInfo &t, const BeamOptions &o, TuningCache &cache,
+                std::string &error) {
+  if (t.name != "cpu") {
+    error = "BEAM search times kernels through the JIT on this machine: it needs --target=cpu, not '" + t.name + "'";
+    return false;
+  }
+  Clock::time_point deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.budgetSeconds));
+  const UOp *linear = program.root;
+  struct Work {
+    std::unique_ptr<KernelBench> bench;
+    std::unique_ptr<KernelSearch> search;
+  };
+  std::vector<Work> work;
+  std::unordered_set<std::string> keys;
+  Progress progress;
+  for (const UOp *call : linear->src()) {
+    const UOp *kernel = call->src(0);
+    std::string key = kernelTuningKey(kernel);
+    if ((!o.retune && cache.find(key)) || !keys.insert(key).second)
+      continue;
+    Work w;
+    w.bench = std::make_unique<KernelBench>(linear, call, t);
+    std::string label = "tgc: beam " + kernelName(kernel);
+    w.search = std::make_unique<KernelSearch>(*w.bench, kernel, t, progress, label);
+    progress.update(label + ": timing the heuristics");
+    if (!w.search->timeHeuristic(error)) {
+      error = "beam: kernel " + kernelName(kernel) + ": " + error;
+      return false;
+    }
+    work.push_back(std::move(w));
+  }
+  std::sort(work.begin(), work.end(),
+            [](const Work &a, const Work &b) { return a.search->heuristicUs() > b.search->heuristicUs(); });
+  for (Work &w : work) {
+    if (Clock::now() >= deadline) {
+      progress.done("tgc: beam: the budget of " + std::to_string(int(o.budgetSeconds)) + " s is spent; " +
+                    "kernels not searched keep the heuristics' actions");
+      break;
+    }
+    TuningEntry e = w.search->search(o, deadline);
+    char gain[32];
+    std::snprintf(gain, sizeof gain, "%.2fx", e.heuristicUs / std::max(e.us, 1e-3));
+    progress.done("tgc: beam " + e.kernel + ": " + (e.opts.empty() ? "no actions" : e.opts) + " " +
+                  formatUs(e.us) + ", heuristics " + formatUs(e.heuristicUs) + " (" + gain + "), " +
+                  std::to_string(e.candidates) + " candidates");
+    cache.put(e);
+  }
+  return true;
+}
+
+} // namespace tgc
