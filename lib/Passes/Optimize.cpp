@@ -374,7 +374,8 @@ namespace {
 std::string kernelName(const UOp *kernel) { return kernel->arg().isString() ? kernel->arg().getString() : "kernel"; }
 
 /// The actions for one kernel: the explicit ones, else the tuning table's entry, else the heuristics'.
-std::optional<std::vector<OptAction>> actionsFor(const UOp *kernel, const std::optional<std::vector<OptAction>> &explicitActions,
+std::optional<std::vector<OptAction>> actionsFor(const UOp *kernel,
+                                                 const std::optional<std::vector<OptAction>> &explicitActions,
                                                  PassContext &pc, bool &tuned) {
   tuned = false;
   if (explicitActions)

@@ -41,6 +41,7 @@ constexpr double kDropFactor = 3;    // a warm-up over 3x the best so far ends t
 constexpr double kTimedSeconds = 0.02;
 constexpr int kMinRuns = 3;
 constexpr int kMaxRuns = 50;
+constexpr double kMinSliceSeconds = 2; // of the budget, for each kernel however fast
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
@@ -155,7 +156,8 @@ std::vector<OptAction> nextActions(const UOp *kernel, const TargetDesc &t) {
     int64_t n = rangeSize(r);
     bool lanesOk = std::string(kind) == "block" || lanes * a <= t.maxLanes;
     if (a < n && n % a == 0 && lanesOk)
-      out.push_back({kind, rangeId(r), a, std::string(kind) + ":" + std::to_string(rangeId(r)) + ":" + std::to_string(a)});
+      out.push_back(
+          {kind, rangeId(r), a, std::string(kind) + ":" + std::to_string(rangeId(r)) + ":" + std::to_string(a)});
   };
   for (const UOp *r : ranges) {
     if (rangeKind(r) == "reduce") {
@@ -186,9 +188,7 @@ public:
     if (tty_)
       std::fprintf(stderr, "\r\033[K%s", line.c_str());
   }
-  void done(const std::string &line) {
-    std::fprintf(stderr, tty_ ? "\r\033[K%s\n" : "%s\n", line.c_str());
-  }
+  void done(const std::string &line) { std::fprintf(stderr, tty_ ? "\r\033[K%s\n" : "%s\n", line.c_str()); }
 
 private:
   bool tty_;
@@ -351,18 +351,31 @@ bool beamSearch(const Module &program, const TargetInfo &t, const BeamOptions &o
   }
   std::sort(work.begin(), work.end(),
             [](const Work &a, const Work &b) { return a.search->heuristicUs() > b.search->heuristicUs(); });
-  for (Work &w : work) {
-    if (Clock::now() >= deadline) {
+  double pending = 0; // heuristics' time of the kernels not searched yet
+  for (const Work &w : work)
+    pending += w.search->heuristicUs();
+  for (size_t i = 0; i < work.size(); ++i) {
+    Work &w = work[i];
+    Clock::time_point now = Clock::now();
+    if (now >= deadline) {
       progress.done("tgc: beam: the budget of " + std::to_string(int(o.budgetSeconds)) + " s is spent; " +
                     "kernels not searched keep the heuristics' actions");
       break;
     }
-    TuningEntry e = w.search->search(o, deadline);
+    // each kernel gets the share of what is left that its time has of the time left, and at least an equal split
+    // of up to kMinSliceSeconds
+    double left = seconds(deadline - now);
+    double share = left * w.search->heuristicUs() / std::max(pending, 1e-9);
+    share = std::max(share, std::min(kMinSliceSeconds, left / double(work.size() - i)));
+    pending -= w.search->heuristicUs();
+    Clock::time_point until =
+        std::min(deadline, now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share)));
+    TuningEntry e = w.search->search(o, until);
     char gain[32];
     std::snprintf(gain, sizeof gain, "%.2fx", e.heuristicUs / std::max(e.us, 1e-3));
-    progress.done("tgc: beam " + e.kernel + ": " + (e.opts.empty() ? "no actions" : e.opts) + " " +
-                  formatUs(e.us) + ", heuristics " + formatUs(e.heuristicUs) + " (" + gain + "), " +
-                  std::to_string(e.candidates) + " candidates");
+    progress.done("tgc: beam " + e.kernel + ": " + (e.opts.empty() ? "no actions" : e.opts) + " " + formatUs(e.us) +
+                  ", heuristics " + formatUs(e.heuristicUs) + " (" + gain + "), " + std::to_string(e.candidates) +
+                  " candidates");
     cache.put(e);
   }
   return true;

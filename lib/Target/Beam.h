@@ -20,7 +20,8 @@ struct BeamOptions {
 
 /// Search actions for every kernel of `program` (a module after lower-tensors, before codegen) that the cache does
 /// not hold yet, and put the fastest in `cache`. Kernels are searched in the order of the heuristics' time, slowest
-/// first, so a short budget goes to the kernels that matter. Only for targets whose kernels run in this process
+/// first, each for its share of the budget by that time (at least an equal split of up to 2 s), so a short budget
+/// goes to the kernels that matter. Only for targets whose kernels run in this process
 /// (cpu). Reports progress on stderr (one updating line on a terminal, one line per kernel otherwise).
 bool beamSearch(const Module &program, const TargetInfo &t, const BeamOptions &o, TuningCache &cache,
                 std::string &error);

@@ -22,27 +22,39 @@ namespace tgc {
 /// What differs between the C-style languages tgc writes (tinygrad's CStyleLanguage attributes).
 struct CDialect {
   const char *name;
-  bool gpu;               // a __kernel with one typed parameter per buffer, launched over work-items
-  const char *kernel;     // before the function's return type
-  const char *global;     // qualifier of buffer parameters
-  const char *local;      // qualifier of local (shared) buffers
-  const char *barrier;    // statement waiting for the work-group, local memory visible
-  const char *groupId;    // expression of work-group index N (printf %d)
-  const char *localId;    // expression of work-item index N within the group
-  const char *helper;     // storage and linkage of helper functions
-  bool suffixedMath;      // expf/exp2f for float (C) or overloaded exp2 (OpenCL)
-  bool emulateF16;        // float16 values are floats rounded after every op; memory holds half
-  const char *prelude;    // includes, typedefs, pragmas
+  bool gpu;            // a __kernel with one typed parameter per buffer, launched over work-items
+  const char *kernel;  // before the function's return type
+  const char *global;  // qualifier of buffer parameters
+  const char *local;   // qualifier of local (shared) buffers
+  const char *barrier; // statement waiting for the work-group, local memory visible
+  const char *groupId; // expression of work-group index N (printf %d)
+  const char *localId; // expression of work-item index N within the group
+  const char *helper;  // storage and linkage of helper functions
+  bool suffixedMath;   // expf/exp2f for float (C) or overloaded exp2 (OpenCL)
+  bool emulateF16;     // float16 values are floats rounded after every op; memory holds half
+  const char *prelude; // includes, typedefs, pragmas
 };
 
-const CDialect kCDialect = {"c", false, "", "", "", "", "", "", "static inline ", true, false,
-                            "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <string.h>\n\n"};
+const CDialect kCDialect = {
+    "c",  false, "",
+    "",   "",    "",
+    "",   "",    "static inline ",
+    true, false, "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <string.h>\n\n"};
 
 /// OpenCL C 1.2: fixed-width integer names as typedefs, float16 without cl_khr_fp16 (vload_half/vstore_half, which
 /// every device has), no contraction of a*b+c (results round like the interpreter's).
 const CDialect kOpenCLDialect = {
-    "opencl", true, "__kernel ", "__global ", "__local ", "barrier(CLK_LOCAL_MEM_FENCE);", "get_group_id(%d)",
-    "get_local_id(%d)", "", false, true,
+    "opencl",
+    true,
+    "__kernel ",
+    "__global ",
+    "__local ",
+    "barrier(CLK_LOCAL_MEM_FENCE);",
+    "get_group_id(%d)",
+    "get_local_id(%d)",
+    "",
+    false,
+    true,
     "#pragma OPENCL FP_CONTRACT OFF\n"
     "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n"
     "typedef char int8_t;\ntypedef uchar uint8_t;\ntypedef short int16_t;\ntypedef ushort uint16_t;\n"
@@ -212,8 +224,7 @@ private:
     switch (u->op()) {
     case Op::Const:
     case Op::Sink:
-    case Op::Noop:
-      return;
+    case Op::Noop: return;
     case Op::DefineGlobal: {
       std::string v = "data" + std::to_string(u->arg().getInt());
       if (!d_.gpu)
@@ -237,9 +248,7 @@ private:
       define(u, "(" + ctype(u->dtype()) + ")" + buf);
       return;
     }
-    case Op::Barrier:
-      line(d_.barrier);
-      return;
+    case Op::Barrier: line(d_.barrier); return;
     case Op::Range: {
       std::string v = "r" + std::to_string(u->arg().getTuple()[0].getInt()) + "_" + std::to_string(counter_++);
       std::string t = ctype(u->dtype());
@@ -294,8 +303,7 @@ private:
       line(cond.empty() ? st : "if (" + cond + ") " + st);
       return;
     }
-    default:
-      break;
+    default: break;
     }
     if (group::elementwise().contains(u->op()) || u->op() == Op::Mulacc) {
       define(u, roundedALU(u));
@@ -338,59 +346,36 @@ private:
     DType d = u->dtype();
     std::string t = ctype(d);
     switch (u->op()) {
-    case Op::Add:
-      return s(0) + " + " + s(1);
-    case Op::Sub:
-      return s(0) + " - " + s(1);
-    case Op::Mul:
-      return s(0) + " * " + s(1);
+    case Op::Add: return s(0) + " + " + s(1);
+    case Op::Sub: return s(0) + " - " + s(1);
+    case Op::Mul: return s(0) + " * " + s(1);
     case Op::Fdiv:
-    case Op::Idiv:
-      return s(0) + " / " + s(1);
-    case Op::Mod:
-      return s(0) + " % " + s(1);
-    case Op::Cmplt:
-      return s(0) + " < " + s(1);
-    case Op::Cmpne:
-      return s(0) + " != " + s(1);
-    case Op::Cmpeq:
-      return s(0) + " == " + s(1);
-    case Op::And:
-      return s(0) + " & " + s(1);
-    case Op::Or:
-      return s(0) + " | " + s(1);
-    case Op::Xor:
-      return s(0) + " ^ " + s(1);
-    case Op::Shl:
-      return "(" + t + ")(" + s(0) + " << " + s(1) + ")";
-    case Op::Shr:
-      return s(0) + " >> " + s(1);
-    case Op::Neg:
-      return "-" + s(0);
+    case Op::Idiv: return s(0) + " / " + s(1);
+    case Op::Mod: return s(0) + " % " + s(1);
+    case Op::Cmplt: return s(0) + " < " + s(1);
+    case Op::Cmpne: return s(0) + " != " + s(1);
+    case Op::Cmpeq: return s(0) + " == " + s(1);
+    case Op::And: return s(0) + " & " + s(1);
+    case Op::Or: return s(0) + " | " + s(1);
+    case Op::Xor: return s(0) + " ^ " + s(1);
+    case Op::Shl: return "(" + t + ")(" + s(0) + " << " + s(1) + ")";
+    case Op::Shr: return s(0) + " >> " + s(1);
+    case Op::Neg: return "-" + s(0);
     case Op::Max:
       if (d.isFloat()) {
         needMax_ = true;
         return "tgc_max_" + t + "(" + s(0) + ", " + s(1) + ")";
       }
       return s(0) + " > " + s(1) + " ? " + s(0) + " : " + s(1);
-    case Op::Where:
-      return s(0) + " ? " + s(1) + " : " + s(2);
-    case Op::Mulacc:
-      return s(0) + " * " + s(1) + " + " + s(2);
-    case Op::Recip:
-      return "(" + t + ")1 / " + s(0);
-    case Op::Exp2:
-      return math("exp2", d) + "(" + s(0) + ")";
-    case Op::Log2:
-      return math("log2", d) + "(" + s(0) + ")";
-    case Op::Sin:
-      return math("sin", d) + "(" + s(0) + ")";
-    case Op::Sqrt:
-      return math("sqrt", d) + "(" + s(0) + ")";
-    case Op::Trunc:
-      return math("trunc", d) + "(" + s(0) + ")";
-    case Op::Pow:
-      return math("pow", d) + "(" + s(0) + ", " + s(1) + ")";
+    case Op::Where: return s(0) + " ? " + s(1) + " : " + s(2);
+    case Op::Mulacc: return s(0) + " * " + s(1) + " + " + s(2);
+    case Op::Recip: return "(" + t + ")1 / " + s(0);
+    case Op::Exp2: return math("exp2", d) + "(" + s(0) + ")";
+    case Op::Log2: return math("log2", d) + "(" + s(0) + ")";
+    case Op::Sin: return math("sin", d) + "(" + s(0) + ")";
+    case Op::Sqrt: return math("sqrt", d) + "(" + s(0) + ")";
+    case Op::Trunc: return math("trunc", d) + "(" + s(0) + ")";
+    case Op::Pow: return math("pow", d) + "(" + s(0) + ", " + s(1) + ")";
     case Op::Cast:
       if (d.isBool())
         return s(0) + " != 0";
@@ -413,8 +398,7 @@ private:
         return isBF16(d) ? "tgc_bf16_to_f32(" + y + ")" : "tgc_f16_bits_to_f32(" + y + ")";
       return y;
     }
-    default:
-      internalError("c renderer: no C for '" + std::string(opName(u->op())) + "'");
+    default: internalError("c renderer: no C for '" + std::string(opName(u->op())) + "'");
     }
   }
 
@@ -423,8 +407,8 @@ private:
 
   static std::string openclName(const std::string &c) {
     static const std::pair<const char *, const char *> names[] = {
-        {"int8_t", "char"}, {"uint8_t", "uchar"}, {"int16_t", "short"}, {"uint16_t", "ushort"}, {"int32_t", "int"},
-        {"uint32_t", "uint"}, {"int64_t", "long"}, {"uint64_t", "ulong"}};
+        {"int8_t", "char"}, {"uint8_t", "uchar"}, {"int16_t", "short"}, {"uint16_t", "ushort"},
+        {"int32_t", "int"}, {"uint32_t", "uint"}, {"int64_t", "long"},  {"uint64_t", "ulong"}};
     for (const auto &[from, to] : names)
       if (c == from)
         return to;

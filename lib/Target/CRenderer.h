@@ -7,8 +7,8 @@
 #include "Target/KernelInfo.h"
 
 #include <set>
-#include <vector>
 #include <string>
+#include <vector>
 
 namespace tgc {
 

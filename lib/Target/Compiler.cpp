@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -94,27 +95,71 @@ std::vector<std::string> cCompile(const CompileRequest &r, const fs::path &src, 
   return argv;
 }
 
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point &start) {
+  Clock::time_point now = Clock::now();
+  double s = std::chrono::duration<double>(now - start).count();
+  start = now;
+  return s;
+}
+
+/// The steps of compiling kernels, summed over the threads that compile them (tgc compile --time-passes).
+struct KernelTimes {
+  std::mutex lock;
+  double render = 0, optimize = 0, object = 0;
+  void add(double &what, double seconds) {
+    std::lock_guard<std::mutex> g(lock);
+    what += seconds;
+  }
+};
+
 bool compileKernelLLVM(const KernelDesc &k, const std::string &symbol, const CompileRequest &r, const fs::path &dir,
-                       std::string &error) {
+                       KernelTimes &times, std::string &error) {
+  Clock::time_point start = Clock::now();
   llvm::LLVMContext ctx;
   llvm::Module m(symbol, ctx);
   renderKernelLLVM(k.linear, k.info, symbol, m, r.target.fpContract);
   if (r.sanitize)
     markSanitizeAddress(m);
+  times.add(times.render, secondsSince(start));
   if (!optimizeModule(m, r.target, error, r.sanitize))
     return false;
+  times.add(times.optimize, secondsSince(start));
   std::string object;
   std::string ir = printModuleIR(m);
   showSource(k.symbol + ".ll", ir);
   if (!writeText(dir / (k.symbol + ".ll"), ir, error) || !emitObject(m, r.target, object, error))
     return false;
-  return writeText(dir / (k.symbol + ".o"), object, error);
+  bool ok = writeText(dir / (k.symbol + ".o"), object, error);
+  times.add(times.object, secondsSince(start));
+  return ok;
+}
+
+/// Appends the wall time since the last lap to CompileRequest::timings.
+class Laps {
+public:
+  explicit Laps(std::vector<PassTiming> *out) : out_(out) {}
+  void lap(const std::string &name) {
+    double s = secondsSince(start_);
+    if (out_)
+      out_->push_back({name, s});
+  }
+
+private:
+  std::vector<PassTiming> *out_;
+  Clock::time_point start_ = Clock::now();
+};
+
+/// Threads parallelFor uses for n jobs.
+size_t workersFor(size_t n) {
+  return debugLevel() >= 4 ? 1 : std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
 }
 
 /// Run job(i) for i in [0, n) on up to one thread per core (one thread when the sources are being printed, so they
 /// come out in order). Every job runs; the error of the lowest failing i is reported.
 bool parallelFor(size_t n, const std::function<bool(size_t, std::string &)> &job, std::string &error) {
-  size_t workers = debugLevel() >= 4 ? 1 : std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  size_t workers = workersFor(n);
   std::vector<std::string> errors(n);
   std::vector<char> ok(n, 1);
   std::atomic<size_t> next{0};
@@ -350,6 +395,7 @@ bool gpuCode(const ProgramDesc &p, const TargetInfo &t, const std::string &prefi
 
 /// Everything compileProgram writes, into r.outDir (a fresh, empty directory).
 bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error) {
+  Laps laps(r.timings);
   ProgramDesc p;
   if (!describeProgram(root, r.name, p, error) || !renderable(p, r.target, error))
     return false;
@@ -372,11 +418,12 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   if (!findRuntime(rt, error))
     return false;
   // kernels compile independently (each its own LLVMContext and TargetMachine, or its own C compiler process)
+  KernelTimes times;
   auto compileKernel = [&](size_t i, std::string &err) {
     const KernelDesc &k = p.kernels[i];
     std::string symbol = prefix + k.symbol;
     if (r.target.name != "c")
-      return compileKernelLLVM(k, symbol, r, kdir, err);
+      return compileKernelLLVM(k, symbol, r, kdir, times, err);
     std::string source = renderKernelC(k.linear, k.info, symbol);
     showSource(k.symbol + ".c", source);
     return writeText(kdir / (k.symbol + ".c"), source, err) &&
@@ -394,14 +441,25 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   }
   EmitOptions eo{prefix, r.source, r.library, r.embedWeights, weightsPath, "", "", ""};
   std::vector<std::string> objects;
+  laps.lap("describe the program");
   if (isGpuTarget(r.target)) {
     if (!gpuCode(p, r.target, prefix, kdir, eo.code, eo.fallback, eo.device, error))
       return false;
+    laps.lap("kernels: device code (" + std::to_string(p.kernels.size()) + " kernels)");
   } else {
     if (!parallelFor(p.kernels.size(), compileKernel, error))
       return false;
     for (const KernelDesc &k : p.kernels)
       objects.push_back((kdir / (k.symbol + ".o")).string());
+    char what[256];
+    if (r.target.name == "c")
+      std::snprintf(what, sizeof what, "kernels: C compiler (%zu kernels on %zu threads)", p.kernels.size(),
+                    workersFor(p.kernels.size()));
+    else
+      std::snprintf(what, sizeof what,
+                    "kernels: %zu on %zu threads (thread time: render %.3f s, LLVM optimize %.3f s, object %.3f s)",
+                    p.kernels.size(), workersFor(p.kernels.size()), times.render, times.optimize, times.object);
+    laps.lap(what);
   }
   bool hasWeights =
       std::any_of(p.buffers.begin(), p.buffers.end(), [](const BufferDesc &b) { return b.kind == TGC_WEIGHT; });
@@ -409,11 +467,13 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     if (!weightsObject(p, r, prefix, out / "weights.o", error))
       return false;
     objects.push_back((out / "weights.o").string());
+    laps.lap("weights object");
   }
   fs::path modelC = out / (r.name + "_model.c");
   if (!writeText(modelC, emitProgramC(p, eo), error) ||
       !run(cCompile(r, modelC, out / (r.name + "_model.o"), rt.includeDir), error))
     return false;
+  laps.lap("program tables (C compiler)");
   objects.insert(objects.begin(), (out / (r.name + "_model.o")).string());
   if (!r.library) {
     std::vector<std::string> argv = {cxxCompiler(), "-o", (out / r.name).string()};
@@ -423,7 +483,9 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
       argv.push_back("-fsanitize=address");
     for (const std::string &f : split(rt.linkFlags))
       argv.push_back(f);
-    return run(argv, error);
+    bool ok = run(argv, error);
+    laps.lap("link");
+    return ok;
   }
   // library: the header, the runtime's header beside it, and one archive with the runtime's objects inside
   if (!writeText(out / (r.name + ".h"), emitHeader(p, eo), error))
@@ -446,6 +508,7 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   argv.insert(argv.end(), members.begin(), members.end());
   bool ok = run(argv, error);
   fs::remove_all(rtdir, ec);
+  laps.lap("header and archive");
   return ok;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "IR/UOp.h"
+#include "Passes/PassManager.h"
 #include "Runtime/tgc_runtime.h"
 #include "Target/TargetInfo.h"
 
@@ -26,6 +27,9 @@ struct CompileRequest {
   /// model's weights live in a temporary file).
   bool bundleWeights = false;
   std::string finalDir; // set by compileProgram: where the staging directory outDir will be moved
+  /// Where the wall time of each step (kernels, weights, program tables, link) is appended (tgc compile
+  /// --time-passes); nullptr: not measured.
+  std::vector<PassTiming> *timings = nullptr;
 };
 
 /// Compile a linear program whose kernels are linearized into files under r.outDir:

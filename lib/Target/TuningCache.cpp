@@ -49,8 +49,7 @@ bool TuningCache::load(const std::string &path, std::string &error) {
   };
   if (doc.is_discarded())
     return bad("invalid JSON");
-  if (!doc.is_object() || doc.value("format", "") != kFormat || !doc.contains("entries") ||
-      !doc["entries"].is_array())
+  if (!doc.is_object() || doc.value("format", "") != kFormat || !doc.contains("entries") || !doc["entries"].is_array())
     return bad(std::string("expected {\"format\": \"") + kFormat + "\", \"entries\": [...]}");
   for (const nlohmann::ordered_json &j : doc["entries"]) {
     auto str = [&](const char *k) { return j.is_object() && j.contains(k) && j[k].is_string(); };

@@ -45,6 +45,7 @@ struct CompileOptions {
   std::string weightsFile; // overrides the model's weights directive
   bool sanitize = false;
   bool fpContract = false; // --fp-contract=fast
+  bool timePasses = false; // --time-passes
   TuningOptions tuning;
 };
 int compileCommand(const CompileOptions &o);

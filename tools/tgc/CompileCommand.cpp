@@ -8,6 +8,7 @@
 #include "Support/Logging.h"
 #include "Target/Compiler.h"
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 
@@ -19,9 +20,13 @@ int compileCommand(const CompileOptions &o) {
   Context ctx;
   SourceManager sm;
   DiagEngine diags(&sm);
+  auto start = std::chrono::steady_clock::now();
   std::optional<Module> m = loadModel(ctx, o.input, sm, diags, LoadOptions{o.dims, o.binds});
   if (!m)
     return 1;
+  std::vector<PassTiming> timings;
+  timings.push_back(
+      {"parse and verify the model", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
   if (detectStage(m->root) != Stage::Tensor)
     return oneLineError("tgc compile needs a tensor-level model (inputs, outputs and tensor ops)");
   std::string err;
@@ -48,11 +53,14 @@ int compileCommand(const CompileOptions &o) {
   r.bundleWeights = isOnnxPath(o.input) && o.weightsFile.empty();
   if (r.embedWeights && r.weightsFile.empty())
     r.embedWeights = false; // nothing to embed
-  if (!lowerForCodegen(*m, diags, *target, o.opts, o.tuning))
+  if (!lowerForCodegen(*m, diags, *target, o.opts, o.tuning, &timings))
     return 1;
   reportKernels(*m);
+  r.timings = &timings;
   if (!compileProgram(m->root, r, err))
     return oneLineError(err);
+  if (o.timePasses)
+    std::fputs(formatTimingReport(timings).c_str(), stderr);
   return 0;
 }
 

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -235,7 +236,7 @@ std::string weightsFilePath(const Module &m) {
 namespace {
 
 bool runPipeline(Module &m, DiagEngine &diags, const char *passes, const TargetDesc &target, const std::string &opts,
-                 const TuningTable *tuned) {
+                 const TuningTable *tuned, std::vector<PassTiming> *timings) {
   std::string err;
   auto pipeline = parsePipeline(passes, err);
   if (!pipeline)
@@ -246,21 +247,25 @@ bool runPipeline(Module &m, DiagEngine &diags, const char *passes, const TargetD
   inst.tuned = tuned;
   inst.printAfterAll = debugLevel() >= 8;
   PassManager pm(*pipeline, inst);
-  return pm.run(m, diags);
+  bool ok = pm.run(m, diags);
+  if (timings)
+    timings->insert(timings->end(), pm.timings().begin(), pm.timings().end());
+  return ok;
 }
 
 } // namespace
 
 bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetInfo &target, const std::string &opts,
-                     const TuningOptions &tuning) {
+                     const TuningOptions &tuning, std::vector<PassTiming> *timings) {
   if (tuning.beam <= 0 && tuning.file.empty()) // codegen's optimize takes `opts`
-    return runPipeline(m, diags, "lower-tensors,codegen", target.desc, opts, nullptr);
+    return runPipeline(m, diags, "lower-tensors,codegen", target.desc, opts, nullptr, timings);
   if (!opts.empty()) {
     diags.error(Loc{}, "--opts cannot be combined with --beam or --tuning");
     return false;
   }
-  if (!runPipeline(m, diags, "lower-tensors", target.desc, "", nullptr))
+  if (!runPipeline(m, diags, "lower-tensors", target.desc, "", nullptr, timings))
     return false;
+  auto start = std::chrono::steady_clock::now();
   TuningCache cache(target);
   std::string err;
   if (!tuning.file.empty() && !cache.load(tuning.file, err)) {
@@ -274,8 +279,11 @@ bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetInfo &target, con
       return false;
     }
   }
+  if (timings)
+    timings->push_back({tuning.beam > 0 ? "beam search and tuning cache" : "tuning cache",
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
   TuningTable table = cache.table();
-  return runPipeline(m, diags, "codegen", target.desc, "", &table);
+  return runPipeline(m, diags, "codegen", target.desc, "", &table, timings);
 }
 
 bool writeOutputs(const std::string &dir, const interp::ArrayMap &outputs, std::string &error) {

@@ -6,9 +6,10 @@
 
 #include "IR/Module.h"
 #include "Interp/Interpreter.h"
+#include "Passes/PassManager.h"
 #include "Passes/TargetDesc.h"
-#include "Target/TargetInfo.h"
 #include "Support/Diagnostics.h"
+#include "Target/TargetInfo.h"
 
 #include <map>
 #include <optional>
@@ -63,8 +64,9 @@ struct TuningOptions {
 /// Lower a tensor-level model to a program whose kernels are ready for a renderer (pipelines lower-tensors and
 /// codegen), reporting problems to `diags`. With tuning options: after lower-tensors, search the kernels the cache
 /// lacks (beam), save the cache, and give optimize the cache's actions.
+/// `timings` (tgc compile --time-passes): the wall time of each pass, and of the search, is appended there.
 bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetInfo &target, const std::string &opts = "",
-                     const TuningOptions &tuning = {});
+                     const TuningOptions &tuning = {}, std::vector<PassTiming> *timings = nullptr);
 
 /// Write each output as DIR/NAME.npy (creating DIR). Returns false with a one-line reason.
 bool writeOutputs(const std::string &dir, const interp::ArrayMap &outputs, std::string &error);

@@ -37,8 +37,7 @@ int tuneCommand(const TuneOptions &o) {
   BeamOptions bo{o.tuning.beam, o.tuning.budgetSeconds, o.tuning.retune};
   if (!beamSearch(*m, *target, bo, cache, err) || !cache.save(o.tuning.file, err))
     return oneLineError(err);
-  std::fprintf(stderr, "tgc: %s: %zu kernels tuned for %s\n", o.tuning.file.c_str(), cache.size(),
-               target->cpu.c_str());
+  std::fprintf(stderr, "tgc: %s: %zu kernels tuned for %s\n", o.tuning.file.c_str(), cache.size(), target->cpu.c_str());
   return 0;
 }
 

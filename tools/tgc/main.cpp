@@ -83,6 +83,8 @@ int main(int argc, char **argv) {
   compileCmd->add_flag("--sanitize-address", compile.sanitize, "build kernels and tables with AddressSanitizer");
 
   compileCmd->add_option("--weights-file", compile.weightsFile, "the safetensors file (default: the model's)");
+  compileCmd->add_flag("--time-passes", compile.timePasses,
+                       "report the wall time of parsing, each pass, the search, kernel compilation and linking");
 
   auto addTuning = [&](CLI::App *cmd, tgc::TuningOptions &t) {
     cmd->add_option("--beam", t.beam, "BEAM search with this width: time candidate actions per kernel on this machine")
@@ -146,7 +148,8 @@ int main(int argc, char **argv) {
   } catch (const CLI::ParseError &e) {
     if (e.get_exit_code() == 0) // --help
       return app.exit(e);
-    return tgc::oneLineError(tgc::describeParseError({"compile", "run", "tune", "import", "info", "weights"}, args, e.what()));
+    return tgc::oneLineError(
+        tgc::describeParseError({"compile", "run", "tune", "import", "info", "weights"}, args, e.what()));
   }
   tgc::setupLogging(debug, /*passLevelOffset=*/4);
   // the runtime linked in-process (tgc run) reads the level from the environment, like compiled executables do
