@@ -19,6 +19,7 @@
 
 #include <llvm/MC/MCSubtargetInfo.h>
 
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -82,6 +83,38 @@ void markSanitizeAddress(llvm::Module &m) {
       f.addFnAttr(llvm::Attribute::SanitizeAddress);
 }
 
+namespace {
+
+/// Passes of LLVM's O3 pipeline (for CPU targets) that cost much and find nothing in tgc's kernels: indvars (half of
+/// the time of O3 on a convolution kernel, in ScalarEvolution over its unrolled address arithmetic; tgc's loops already
+/// count from 0 by 1 to a constant) and loop-idiom (memset/memcpy recognition: tgc kernels have no such loops left).
+constexpr const char *kSkippedPasses[] = {"indvars", "loop-idiom"};
+
+/// LLVM's O3 module pipeline as text, without kSkippedPasses. Built once per target machine kind: the text of the
+/// default pipeline depends on the target only through its cost model, which parsing it again reattaches.
+std::string pipelineText(llvm::TargetMachine *tm, llvm::PipelineTuningOptions tuning) {
+  llvm::PassInstrumentationCallbacks pic;
+  llvm::PassBuilder pb(tm, tuning, std::nullopt, &pic);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  mpm.printPipeline(os, [&](llvm::StringRef cls) {
+    llvm::StringRef name = pic.getPassNameForClassName(cls);
+    return name.empty() ? cls : name;
+  });
+  os.flush();
+  for (const char *pass : kSkippedPasses) {
+    for (const std::string &form : {std::string(pass) + ",", "," + std::string(pass) + ")"}) {
+      std::string replacement = form.back() == ')' ? ")" : "";
+      for (size_t at = text.find(form); at != std::string::npos; at = text.find(form, at))
+        text.replace(at, form.size(), replacement);
+    }
+  }
+  return text;
+}
+
+} // namespace
+
 bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bool sanitize) {
   auto tm = machineFor(t, error);
   if (!tm)
@@ -101,7 +134,26 @@ bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bo
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  llvm::ModulePassManager mpm;
+  if (isGpuTarget(t)) { // GPU backends add their own passes to O3; they keep the whole pipeline
+    mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    mpm.run(m, mam);
+    return true;
+  }
+  static std::mutex lock;
+  static std::map<std::string, std::string> texts; // by triple, CPU and features
+  std::string text;
+  {
+    std::lock_guard<std::mutex> g(lock);
+    std::string &cached = texts[t.triple + "/" + t.cpu + "/" + t.features];
+    if (cached.empty())
+      cached = pipelineText(tm.get(), tuning);
+    text = cached;
+  }
+  if (llvm::Error e = pb.parsePassPipeline(mpm, text)) {
+    error = "LLVM pipeline: " + llvm::toString(std::move(e));
+    return false;
+  }
   if (sanitize)
     mpm.addPass(llvm::AddressSanitizerPass(llvm::AddressSanitizerOptions{}));
   mpm.run(m, mam);
