@@ -8,8 +8,7 @@ namespace tgc {
 
 const std::vector<PassInfo> &allPasses() {
   static const std::vector<PassInfo> passes = {
-#define TGC_PASS(name, function, in, out, description)                                                               \
-  {name, function, PassStage::in, PassStage::out, description},
+#define TGC_PASS(name, function, in, out, description) {name, function, PassStage::in, PassStage::out, description},
 #include "Passes/Passes.def"
   };
   return passes;
@@ -24,28 +23,20 @@ const PassInfo *findPass(std::string_view name) {
 
 std::string_view passStageName(PassStage s) {
   switch (s) {
-  case PassStage::Any:
-    return "any";
-  case PassStage::Tensor:
-    return "tensor";
-  case PassStage::Kernel:
-    return "kernel";
-  case PassStage::Program:
-    return "program";
+  case PassStage::Any: return "any";
+  case PassStage::Tensor: return "tensor";
+  case PassStage::Kernel: return "kernel";
+  case PassStage::Program: return "program";
   }
   return "?";
 }
 
 static std::optional<Stage> toStage(PassStage s) {
   switch (s) {
-  case PassStage::Any:
-    return std::nullopt;
-  case PassStage::Tensor:
-    return Stage::Tensor;
-  case PassStage::Kernel:
-    return Stage::Kernel;
-  case PassStage::Program:
-    return Stage::Program;
+  case PassStage::Any: return std::nullopt;
+  case PassStage::Tensor: return Stage::Tensor;
+  case PassStage::Kernel: return Stage::Kernel;
+  case PassStage::Program: return Stage::Program;
   }
   return std::nullopt;
 }

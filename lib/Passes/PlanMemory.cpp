@@ -6,7 +6,9 @@
 // A temporary is live from the first call that uses it to the last; a later buffer may take its place only in a
 // call after that. Temporaries are placed in order of first use, each at the lowest 64-byte-aligned offset that does
 // not overlap a buffer live at the same time (first fit). The interpreter runs temporaries inside the arena at these
-// offsets, so --check-semantics catches any overlap of live buffers.
+// offsets, so --check-semantics catches any overlap of live buffers. A temporary written by a call that depends on
+// the weights alone (weightOnlyCalls) is live through the whole program: the runtime runs that call on the first
+// run only, and later runs read what it left. Such calls are tagged {tag = "once"} for the runtime.
 
 #include "Passes/Pass.h"
 #include "Passes/ProgramInfo.h"
@@ -43,15 +45,26 @@ const UOp *runPlanMemory(const UOp *root, PassContext &pc) {
     return nullptr;
   }
   std::map<const UOp *, Interval> live;
+  std::vector<bool> once = weightOnlyCalls(root);
   for (size_t i = 0; i < root->numSrc(); ++i) {
     const UOp *call = root->src(i);
     for (size_t k = 1; k < call->numSrc(); ++k) {
       const UOp *b = call->src(k);
       if (!isTemp(b))
         continue;
-      int64_t bytes = b->arg().getTuple()[1].getInt() * (b->dtype().pointee().isBool() ? 1 : b->dtype().pointee().itemSize());
+      int64_t bytes =
+          b->arg().getTuple()[1].getInt() * (b->dtype().pointee().isBool() ? 1 : b->dtype().pointee().itemSize());
       auto [it, fresh] = live.emplace(b, Interval{b, int64_t(i), int64_t(i), bytes});
       it->second.last = int64_t(i);
+    }
+  }
+  // what a run-once call writes is read by every later run: live through the whole program
+  for (size_t i = 0; i < root->numSrc(); ++i) {
+    if (!once[i])
+      continue;
+    for (const UOp *b : callAccess(root->src(i)).writes) {
+      live.at(b).first = 0;
+      live.at(b).last = int64_t(root->numSrc());
     }
   }
   std::vector<Interval> temps;
@@ -91,7 +104,14 @@ const UOp *runPlanMemory(const UOp *root, PassContext &pc) {
   pc.stats["plan-memory.temporary-bytes-unplanned"] += before;
   pc.stats["plan-memory.temporary-bytes-planned"] += arena;
   const UOp *out = substitute(root, replace);
-  return ctx.withArg(out, Arg(arena));
+  std::vector<const UOp *> calls(out->src().begin(), out->src().end());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (once[i]) {
+      calls[i] = ctx.withTag(calls[i], Arg(std::string(kRunOnceTag)));
+      pc.stats["plan-memory.run-once-calls"] += 1;
+    }
+  }
+  return ctx.withArg(ctx.withSrc(out, calls), Arg(arena));
 }
 
 } // namespace tgc

@@ -1,8 +1,12 @@
 //===- ProgramInfo.cpp - Kernels, and what calls read and write -*- C++ -*-===//
-// A kernel is a sink or linear of effects. A store through index(define_global k, ...) writes operand k+1 of the call; a load reads it.
+// A kernel is a sink or linear of effects. A store through index(define_global k, ...) writes operand k+1 of the call;
+// a load reads it.
 //===----------------------------------------------------------------------===//
 
 #include "Passes/ProgramInfo.h"
+
+#include <map>
+#include <set>
 
 #include <algorithm>
 
@@ -42,6 +46,36 @@ CallAccess callAccess(const UOp *call) {
       addOnce(a.reads, slotBuffer(call, n->src(0)));
   }
   return a;
+}
+
+namespace {
+
+const std::string &bufferKind(const UOp *b) { return b->arg().getTuple()[2].getString(); }
+
+} // namespace
+
+std::vector<bool> weightOnlyCalls(const UOp *linear) {
+  std::vector<CallAccess> access;
+  std::map<const UOp *, int> writers;
+  for (const UOp *call : linear->src()) {
+    access.push_back(callAccess(call));
+    for (const UOp *b : access.back().writes)
+      ++writers[b];
+  }
+  std::set<const UOp *> constant; // buffers whose contents depend on the weights alone
+  std::vector<bool> once(linear->numSrc(), false);
+  for (size_t i = 0; i < access.size(); ++i) {
+    const CallAccess &a = access[i];
+    bool ok = !a.writes.empty();
+    for (const UOp *b : a.reads)
+      ok = ok && (bufferKind(b) == "weight" || constant.count(b));
+    for (const UOp *b : a.writes)
+      ok = ok && bufferKind(b) == "temp" && writers[b] == 1;
+    once[i] = ok;
+    if (ok)
+      constant.insert(a.writes.begin(), a.writes.end());
+  }
+  return once;
 }
 
 } // namespace tgc

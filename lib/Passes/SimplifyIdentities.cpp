@@ -95,7 +95,10 @@ bool losslessCast(DType from, DType to) {
     return to.bits() >= from.bits();
   }
   if (from.isInt() && to.isFloat()) {
-    int mantissa = to.scalar() == Scalar::F64 ? 53 : to.scalar() == Scalar::F32 ? 24 : to.scalar() == Scalar::F16 ? 11 : 8;
+    int mantissa = to.scalar() == Scalar::F64   ? 53
+                   : to.scalar() == Scalar::F32 ? 24
+                   : to.scalar() == Scalar::F16 ? 11
+                                                : 8;
     return from.bits() + (from.isSigned() ? 0 : 1) <= mantissa + 1 && !from.isIndex();
   }
   return false;
@@ -117,13 +120,14 @@ const UOp *bitcastTwice(const Match &m) {
   const UOp *v = outer->src(0)->src(0);
   if (v->dtype() == outer->dtype())
     return v;
-  return outer->ctx().make(Op::Bitcast, outer->dtype(), {v}, Arg(), outer->hasShape() ? std::optional<Shape>(outer->shapeVec()) : std::nullopt);
+  return outer->ctx().make(Op::Bitcast, outer->dtype(), {v}, Arg(),
+                           outer->hasShape() ? std::optional<Shape>(outer->shapeVec()) : std::nullopt);
 }
 
 const UOp *allOnesAnd(const Match &m) {
   const UOp *k = m["c"];
   return k->constInt() == -1 || (k->dtype().isUnsigned() && wrapInt(-1, k->dtype()) == k->constInt()) ? m["x"]
-                                                                                                          : nullptr;
+                                                                                                      : nullptr;
 }
 
 const UOp *dropTrueValid(const Match &m) {

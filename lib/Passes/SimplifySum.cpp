@@ -50,12 +50,9 @@ static bool isSumOp(const UOp *u, DType d) {
   case Op::Add:
   case Op::Sub:
   case Op::Neg:
-  case Op::Const:
-    return true;
-  case Op::Mul:
-    return u->src(1)->isConst() || u->src(0)->isConst();
-  default:
-    return false;
+  case Op::Const: return true;
+  case Op::Mul: return u->src(1)->isConst() || u->src(0)->isConst();
+  default: return false;
   }
 }
 
@@ -77,9 +74,7 @@ LinearSum decompose(const UOp *x) {
       continue;
     }
     switch (u->op()) {
-    case Op::Const:
-      s.constant = signedRep(i128(s.constant) + i128(m) * u->constInt(), d);
-      break;
+    case Op::Const: s.constant = signedRep(i128(s.constant) + i128(m) * u->constInt(), d); break;
     case Op::Add:
       stack.emplace_back(u->src(1), m);
       stack.emplace_back(u->src(0), m);
@@ -88,9 +83,7 @@ LinearSum decompose(const UOp *x) {
       stack.emplace_back(u->src(1), signedRep(-i128(m), d));
       stack.emplace_back(u->src(0), m);
       break;
-    case Op::Neg:
-      stack.emplace_back(u->src(0), signedRep(-i128(m), d));
-      break;
+    case Op::Neg: stack.emplace_back(u->src(0), signedRep(-i128(m), d)); break;
     default: { // mul by a constant
       bool c1 = u->src(1)->isConst();
       const UOp *c = u->src(c1 ? 1 : 0);

@@ -66,8 +66,8 @@ public:
   Tensor sqrt() const { return unary(Op::Sqrt); }
   Tensor exp2() const { return unary(Op::Exp2); }
   Tensor log2() const { return unary(Op::Log2); }
-  Tensor exp() const;   // exp2(x / ln 2)
-  Tensor log() const;   // log2(x) * ln 2
+  Tensor exp() const; // exp2(x / ln 2)
+  Tensor log() const; // log2(x) * ln 2
   Tensor rsqrt() const { return sqrt().recip(); }
   Tensor square() const { return alu(Op::Mul, *this); }
 

@@ -57,6 +57,8 @@ struct tgc_model {
   tgc::rt::DeviceMemory deviceArena = nullptr;
   std::vector<tgc::rt::DeviceMemory> deviceMemory;
   std::vector<const void *> uploaded; // the host memory each weight was uploaded from
+  /// The run-once calls (tgc_call_info::once) have run since the weights were last bound: later runs skip them.
+  bool onceDone = false;
   ~tgc_model();
 };
 
@@ -175,6 +177,8 @@ static bool runOnDevice(tgc_model *m) {
   std::vector<tgc::rt::DeviceMemory> args;
   for (int c = 0; c < p->num_calls; ++c) {
     const tgc_call_info &call = p->calls[c];
+    if (call.once && m->onceDone)
+      continue;
     args.clear();
     for (int a = 0; a < call.num_args; ++a)
       args.push_back(deviceBuffer(m, call.args[a]));
@@ -192,7 +196,10 @@ static bool runOnDevice(tgc_model *m) {
     if (!m->device->download(m->pointers[size_t(i)], deviceBuffer(m, i), size_t(p->buffers[i].bytes), err))
       return false;
   }
-  return m->device->finish(err);
+  if (!m->device->finish(err))
+    return false;
+  m->onceDone = true;
+  return true;
 }
 
 extern "C" tgc_model *tgc_model_create(const tgc_program_info *program, const char *weights_path, int num_threads,
@@ -236,6 +243,7 @@ extern "C" int tgc_model_bind_weight(tgc_model *m, const char *name, const void 
     const tgc_buffer_info &b = m->program->buffers[i];
     if (b.kind == TGC_WEIGHT && std::strcmp(b.name, name) == 0) {
       m->pointers[size_t(i)] = const_cast<void *>(data);
+      m->onceDone = false; // what depends on the weights alone is computed again
       return 0;
     }
   }
@@ -264,6 +272,8 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
   const tgc_program_info *p = m->program;
   for (int c = 0; c < p->num_calls; ++c) {
     const tgc_call_info &call = p->calls[c];
+    if (call.once && m->onceDone)
+      continue;
     m->args.resize(size_t(call.num_args));
     for (int a = 0; a < call.num_args; ++a)
       m->args[size_t(a)] = m->pointers[size_t(call.args[a])];
@@ -279,6 +289,7 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
                    call.bytes / s * 1e-9);
     }
   }
+  m->onceDone = true;
   return 0;
 }
 

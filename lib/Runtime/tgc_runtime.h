@@ -58,6 +58,8 @@ typedef struct tgc_call_info {
   const char *kernel; /* GPU: the kernel's name in the program's code; NULL on the CPU */
   int64_t grid[3];    /* GPU: work-groups per dimension (x, y, z) */
   int64_t block[3];   /* GPU: work-items per work-group per dimension */
+  int once;           /* 1: reads weights only (and writes temporaries): run on the first run, and again after a
+                         weight is rebound; 0: every run */
 } tgc_call_info;
 
 typedef struct tgc_program_info {

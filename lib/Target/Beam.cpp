@@ -21,11 +21,13 @@
 #include "Target/Compiler.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <optional>
+#include <thread>
 #include <unistd.h>
 #include <unordered_set>
 
@@ -41,6 +43,7 @@ constexpr double kDropFactor = 3;    // a warm-up over 3x the best so far ends t
 constexpr double kTimedSeconds = 0.02;
 constexpr int kMinRuns = 3;
 constexpr int kMaxRuns = 50;
+constexpr size_t kBatch = 4;           // candidates compiled per thread before they are timed
 constexpr double kMinSliceSeconds = 2; // of the budget, for each kernel however fast
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -65,12 +68,37 @@ public:
   KernelBench(const KernelBench &) = delete;
   KernelBench &operator=(const KernelBench &) = delete;
 
-  /// Median microseconds of the call with `kernel` (the call's kernel with actions applied); nullopt with `error`
-  /// when it does not lower or compile. A run slower than dropAboveUs ends the timing after one run.
-  std::optional<double> time(const UOp *kernel, double dropAboveUs, std::string &error) {
-    JitProgram jit;
-    if (!lower(kernel, jit, error))
-      return std::nullopt;
+  /// The one-call program of `kernel` (the call's kernel with actions applied) through the codegen pipeline;
+  /// nullptr with `error` when it does not lower. Makes nodes: one thread at a time.
+  const UOp *lower(const UOp *kernel, std::string &error) {
+    Context &ctx = kernel->ctx();
+    std::vector<const UOp *> src(call_->src().begin(), call_->src().end());
+    src[0] = kernel;
+    const UOp *call = ctx.withSrc(call_, src);
+    Module m;
+    m.root = ctx.withSrc(linear_, std::vector<const UOp *>{call});
+    static const Pipeline codegen = *parsePipeline("codegen", error);
+    Instrumentation inst;
+    inst.verifyEach = false;
+    inst.opts = "none"; // the actions are applied already
+    inst.target = t_.desc;
+    DiagEngine diags;
+    diags.setCapture(true);
+    if (!PassManager(codegen, inst).run(m, diags)) {
+      error = diags.captured().empty() ? "codegen failed" : diags.captured().front().message;
+      return nullptr;
+    }
+    return m.root;
+  }
+
+  /// Compile a lowered program: reads nodes only, so several threads may compile at once.
+  bool compile(const UOp *lowered, JitProgram &jit, std::string &error) const {
+    return jit.build(lowered, "beam", t_, error);
+  }
+
+  /// Median microseconds of the compiled call over several runs after a warm-up run; a warm-up slower than
+  /// dropAboveUs is returned alone. One thread at a time (it owns the machine while it times).
+  double time(const JitProgram &jit, double dropAboveUs) {
     const tgc_program_info &p = *jit.program();
     const tgc_call_info &c = p.calls[0];
     std::vector<void *> args;
@@ -94,27 +122,6 @@ public:
   }
 
 private:
-  bool lower(const UOp *kernel, JitProgram &jit, std::string &error) {
-    Context &ctx = kernel->ctx();
-    std::vector<const UOp *> src(call_->src().begin(), call_->src().end());
-    src[0] = kernel;
-    const UOp *call = ctx.withSrc(call_, src);
-    Module m;
-    m.root = ctx.withSrc(linear_, std::vector<const UOp *>{call});
-    static const Pipeline codegen = *parsePipeline("codegen", error);
-    Instrumentation inst;
-    inst.verifyEach = false;
-    inst.opts = "none"; // the actions are applied already
-    inst.target = t_.desc;
-    DiagEngine diags;
-    diags.setCapture(true);
-    if (!PassManager(codegen, inst).run(m, diags)) {
-      error = diags.captured().empty() ? "codegen failed" : diags.captured().front().message;
-      return false;
-    }
-    return jit.build(m.root, "beam", t_, error);
-  }
-
   void *buffer(int index, size_t bytes) {
     auto it = buffers_.find(index);
     if (it != buffers_.end() && it->second.second >= bytes)
@@ -217,18 +224,26 @@ public:
         k = next;
         applied.push_back(a);
       }
-    std::optional<Candidate> c = evaluate(applied, error);
-    if (!c)
+    std::vector<Candidate> c = evaluate(std::vector<std::vector<OptAction>>{applied});
+    if (c.empty()) {
+      std::string lowerError;
+      if (bench_.lower(k, lowerError)) // lowered: then it is the compile that failed; say so
+        lowerError = "the heuristics' kernel does not compile";
+      error = lowerError;
       return false;
-    heuristic_ = *c;
+    }
+    heuristic_ = c.front();
     return true;
   }
   double heuristicUs() const { return heuristic_.us; }
 
   TuningEntry search(const BeamOptions &o, Clock::time_point deadline) {
-    std::string error;
-    std::optional<Candidate> none = evaluate({}, error);
-    std::vector<Candidate> beam = none ? std::vector<Candidate>{*none} : std::vector<Candidate>{};
+    // from no actions, unless that kernel is so slow (dropped after its warm-up) that its one-action extensions
+    // would spend the budget on runs of seconds (a 2048^3 GEMM): then from the heuristics' actions
+    std::vector<Candidate> beam = evaluate(std::vector<std::vector<OptAction>>(1));
+    bool fromNone = !beam.empty() && beam.front().us < heuristic_.us * kDropFactor;
+    if (!fromNone)
+      beam = {heuristic_};
     Candidate best = heuristic_;
     for (int step = 1; !beam.empty() && Clock::now() < deadline; ++step) {
       std::vector<Candidate> next = extend(beam, deadline, "step " + std::to_string(step));
@@ -241,7 +256,7 @@ public:
         best = beam.front();
     }
     // the search from no actions may end short of the heuristics' deeper lists: try those plus one action too
-    if (best.kernel == heuristic_.kernel) {
+    if (fromNone && best.kernel == heuristic_.kernel) {
       std::vector<Candidate> more = extend({heuristic_}, deadline, "refining the heuristics");
       sortByTime(more);
       if (!more.empty() && more.front().us < best.us)
@@ -261,22 +276,24 @@ public:
   }
 
 private:
-  /// Every list of `from` plus one action, timed.
+  /// Every list of `from` plus one action, timed, in batches of kBatch per compiling thread.
   std::vector<Candidate> extend(const std::vector<Candidate> &from, Clock::time_point deadline,
                                 const std::string &what) {
-    std::vector<Candidate> out;
-    std::string error;
+    std::vector<std::vector<OptAction>> lists;
     for (const Candidate &c : from) {
       for (const OptAction &a : nextActions(c.kernel, t_.desc)) {
-        if (Clock::now() >= deadline)
-          return out;
-        std::vector<OptAction> actions = c.actions;
-        actions.push_back(a);
-        if (std::optional<Candidate> n = evaluate(actions, error))
-          out.push_back(*n);
-        progress_.update(label_ + ": " + what + ", " + std::to_string(timed_) + " timed, best " + formatUs(best_) +
-                         " (heuristics " + formatUs(heuristic_.us) + ")");
+        lists.push_back(c.actions);
+        lists.back().push_back(a);
       }
+    }
+    std::vector<Candidate> out;
+    size_t batch = kBatch * compileThreads();
+    for (size_t i = 0; i < lists.size() && Clock::now() < deadline; i += batch) {
+      std::vector<std::vector<OptAction>> part(lists.begin() + i, lists.begin() + std::min(lists.size(), i + batch));
+      for (Candidate &c : evaluate(part))
+        out.push_back(c);
+      progress_.update(label_ + ": " + what + ", " + std::to_string(timed_) + " timed, best " + formatUs(best_) +
+                       " (heuristics " + formatUs(heuristic_.us) + ")");
     }
     return out;
   }
@@ -287,22 +304,60 @@ private:
     });
   }
 
-  /// The candidate of `actions`, timed; nullopt when an action does not apply, the kernel was timed already, or
-  /// it does not compile (a lowering limit, not a wrong result: the search goes on without it).
-  std::optional<Candidate> evaluate(const std::vector<OptAction> &actions, std::string &error) {
-    const UOp *k = kernel_;
-    for (const OptAction &a : actions)
-      if (!(k = applyOptAction(k, a)))
-        return std::nullopt;
-    if (!seen_.insert(k).second)
-      return std::nullopt;
-    std::optional<double> us = bench_.time(k, best_ * kDropFactor, error);
-    if (!us)
-      return std::nullopt;
-    ++timed_;
-    best_ = std::min(best_, *us);
-    return Candidate{actions, k, *us};
+  /// The candidates of action lists, timed, leaving out lists where an action does not apply, whose kernel was
+  /// timed already, or that do not lower or compile (a lowering limit, not a wrong result: the search goes on
+  /// without them). Lowering is serial (it makes nodes), LLVM compiles on every core, timing is serial again.
+  std::vector<Candidate> evaluate(const std::vector<std::vector<OptAction>> &lists) {
+    struct Job {
+      const std::vector<OptAction> *actions = nullptr;
+      const UOp *kernel = nullptr;
+      const UOp *lowered = nullptr;
+      JitProgram jit;
+      bool compiled = false;
+    };
+    std::vector<std::unique_ptr<Job>> jobs;
+    for (const std::vector<OptAction> &actions : lists) {
+      const UOp *k = kernel_;
+      for (const OptAction &a : actions)
+        if (k && !(k = applyOptAction(k, a)))
+          break;
+      if (!k || !seen_.insert(k).second)
+        continue;
+      std::string error;
+      const UOp *lowered = bench_.lower(k, error);
+      if (!lowered)
+        continue;
+      jobs.push_back(std::make_unique<Job>());
+      jobs.back()->actions = &actions;
+      jobs.back()->kernel = k;
+      jobs.back()->lowered = lowered;
+    }
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i = next++; i < jobs.size(); i = next++) {
+        std::string error;
+        jobs[i]->compiled = bench_.compile(jobs[i]->lowered, jobs[i]->jit, error);
+      }
+    };
+    std::vector<std::thread> threads;
+    for (size_t t = 1; t < std::min(compileThreads(), jobs.size()); ++t)
+      threads.emplace_back(work);
+    work();
+    for (std::thread &t : threads)
+      t.join();
+    std::vector<Candidate> out;
+    for (const std::unique_ptr<Job> &j : jobs) {
+      if (!j->compiled)
+        continue;
+      double us = bench_.time(j->jit, best_ * kDropFactor);
+      ++timed_;
+      best_ = std::min(best_, us);
+      out.push_back(Candidate{*j->actions, j->kernel, us});
+    }
+    return out;
   }
+
+  static size_t compileThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
   KernelBench &bench_;
   const UOp *kernel_;

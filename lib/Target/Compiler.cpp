@@ -627,7 +627,8 @@ bool JitProgram::build(const UOp *root, const std::string &name, const TargetInf
                        k.info.bytes,
                        nullptr,
                        {},
-                       {}});
+                       {},
+                       c.once ? 1 : 0});
   }
   s.program = {s.desc.name.c_str(),
                int(s.buffers.size()),
@@ -658,7 +659,7 @@ bool JitProgram::buildGpu(const TargetInfo &target, std::string &error) {
     const KernelDesc &k = s.desc.kernels[c.kernel];
     int params = int(std::min(c.args.size(), k.info.params.size())); // a call may pass buffers no longer read
     tgc_call_info call{k.info.name.c_str(), nullptr, params, s.args.back().data(), 0, k.info.flops, k.info.bytes,
-                       k.symbol.c_str(),    {},      {}};
+                       k.symbol.c_str(),    {},      {},     c.once ? 1 : 0};
     std::copy(k.info.grid, k.info.grid + 3, call.grid);
     std::copy(k.info.block, k.info.block + 3, call.block);
     s.calls.push_back(call);

@@ -4,6 +4,8 @@
 
 #include "Target/ProgramDesc.h"
 
+#include "Passes/ProgramInfo.h"
+
 #include <map>
 #include <set>
 
@@ -71,7 +73,7 @@ bool describeProgram(const UOp *root, const std::string &name, ProgramDesc &out,
       symbols.insert(sym);
       out.kernels.push_back({k, sym, info});
     }
-    CallDesc c{it->second, {}};
+    CallDesc c{it->second, {}, isRunOnceCall(call)};
     for (size_t i = 1; i < call->numSrc(); ++i)
       c.args.push_back(index.at(call->src(i)));
     out.calls.push_back(c);

@@ -30,6 +30,7 @@ struct KernelDesc {
 struct CallDesc {
   size_t kernel; // index into kernels
   std::vector<int> args;
+  bool once = false; // depends on the weights alone (weightOnlyCalls): run on the first run only
 };
 
 struct ProgramDesc {

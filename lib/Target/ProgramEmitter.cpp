@@ -97,7 +97,7 @@ std::string tables(const ProgramDesc &p, const EmitOptions &o) {
     size_t args = gpu ? std::min(p.calls[c].args.size(), k.info.params.size()) : p.calls[c].args.size();
     s += "    {" + quote(k.info.name) + ", " + (gpu ? std::string("0") : o.prefix + k.symbol) + ", " +
          std::to_string(args) + ", args" + std::to_string(c) + ", " + std::to_string(gpu ? 0 : k.info.parallelExtent) +
-         ", " + buf + ", " + launch + "},\n";
+         ", " + buf + ", " + launch + ", " + (p.calls[c].once ? "1" : "0") + "},\n";
   }
   s += "};\n\n";
   s += "const tgc_program_info " + o.prefix + "program = {" + quote(p.name) + ", " + std::to_string(p.buffers.size()) +
