@@ -6,11 +6,12 @@
 // It is lowered by the codegen pipeline alone (its call in a one-call program), compiled by LLVM's JIT and run on
 // this machine, one thread, on buffers filled with the byte 0x3c (small normal floats, nonzero integers: no
 // division by zero, no denormals). Its time is the median of several runs after a warm-up run; a candidate whose
-// warm-up takes over three times the best so far is dropped after it. Each step extends every action list of the
-// beam by every action that applies (upcast a loop range, unroll a reduce range, block a loop range once), and the
-// beam keeps the `width` fastest of old and new lists; the search stops when a step gains under 2%, when no action
-// applies, or at the deadline. The heuristics' actions start in the beam, and stay chosen unless a candidate
-// beats them by 3% (timer noise), so tuning never makes a kernel measurably slower than the heuristics do.
+// warm-up takes over three times the best so far is dropped after it. The beam starts from the heuristics' list and
+// its prefixes (no actions, the first action, ...). Each step extends every action list of the beam by every action
+// that applies (upcast a loop range, unroll a reduce range, block a loop range once), and the beam keeps the `width`
+// fastest of old and new lists; the search stops when no new list beats the slowest kept one by 2%, after 8 steps,
+// or at the deadline. The heuristics' list stays chosen unless a candidate beats it by 3% (timer noise), so tuning
+// never makes a kernel measurably slower than the heuristics do.
 
 #include "Target/Beam.h"
 
@@ -37,7 +38,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr double kKeepGain = 0.98;   // a step must make the best at least 2% faster to continue
+constexpr double kKeepGain = 0.98;   // a new list enters the beam when 2% faster than the slowest kept one
+constexpr int kMaxSteps = 8;         // actions added to a seed at most
 constexpr double kChooseGain = 0.97; // a candidate replaces the heuristics' actions when 3% faster
 constexpr double kDropFactor = 3;    // a warm-up over 3x the best so far ends the candidate
 constexpr double kTimedSeconds = 0.02;
@@ -238,30 +240,31 @@ public:
   double heuristicUs() const { return heuristic_.us; }
 
   TuningEntry search(const BeamOptions &o, Clock::time_point deadline) {
-    // from no actions, unless that kernel is so slow (dropped after its warm-up) that its one-action extensions
-    // would spend the budget on runs of seconds (a 2048^3 GEMM): then from the heuristics' actions
-    std::vector<Candidate> beam = evaluate(std::vector<std::vector<OptAction>>(1));
-    bool fromNone = !beam.empty() && beam.front().us < heuristic_.us * kDropFactor;
-    if (!fromNone)
-      beam = {heuristic_};
-    Candidate best = heuristic_;
-    for (int step = 1; !beam.empty() && Clock::now() < deadline; ++step) {
+    // seeds: the heuristics' list, its neighbors (one action dropped or with another amount) and its prefixes (no
+    // actions, the first action, ...), so the search can leave the heuristics at any depth, also where their tile
+    // already has every lane the target allows; a seed over kDropFactor slower than the heuristics is left out
+    // (from a 2048^3 GEMM without actions, every one-action candidate would run for seconds)
+    std::vector<std::vector<OptAction>> seeds = neighbors(heuristic_.actions);
+    for (size_t n = 0; n < heuristic_.actions.size(); ++n)
+      seeds.emplace_back(heuristic_.actions.begin(), heuristic_.actions.begin() + long(n));
+    std::vector<Candidate> beam = {heuristic_};
+    for (const Candidate &c : evaluate(seeds))
+      if (c.us < heuristic_.us * kDropFactor)
+        beam.push_back(c);
+    size_t width = size_t(std::max(1, o.width));
+    keepFastest(beam, width);
+    // each step extends every list of the beam by one action; the beam keeps the `width` fastest of old and new;
+    // the search ends when no new list beats the slowest kept one by 2% (or at the deadline)
+    for (int step = 1; step <= kMaxSteps && Clock::now() < deadline; ++step) {
+      double entry = beam.size() < width ? 1e300 : beam.back().us * kKeepGain;
       std::vector<Candidate> next = extend(beam, deadline, "step " + std::to_string(step));
-      sortByTime(next);
-      if (next.empty() || next.front().us >= beam.front().us * kKeepGain)
+      bool entered = std::any_of(next.begin(), next.end(), [&](const Candidate &c) { return c.us < entry; });
+      beam.insert(beam.end(), next.begin(), next.end());
+      keepFastest(beam, width);
+      if (!entered)
         break;
-      next.resize(std::min<size_t>(next.size(), size_t(std::max(1, o.width))));
-      beam = next;
-      if (beam.front().us < best.us)
-        best = beam.front();
     }
-    // the search from no actions may end short of the heuristics' deeper lists: try those plus one action too
-    if (fromNone && best.kernel == heuristic_.kernel) {
-      std::vector<Candidate> more = extend({heuristic_}, deadline, "refining the heuristics");
-      sortByTime(more);
-      if (!more.empty() && more.front().us < best.us)
-        best = more.front();
-    }
+    Candidate best = beam.front();
     if (best.us >= heuristic_.us * kChooseGain)
       best = heuristic_;
     TuningEntry e;
@@ -296,6 +299,30 @@ private:
                        " (heuristics " + formatUs(heuristic_.us) + ")");
     }
     return out;
+  }
+
+  /// The lists with one action of `actions` left out, or with another amount (the amounts nextActions tries).
+  static std::vector<std::vector<OptAction>> neighbors(const std::vector<OptAction> &actions) {
+    std::vector<std::vector<OptAction>> out;
+    for (size_t i = 0; i < actions.size(); ++i) {
+      std::vector<OptAction> without = actions;
+      without.erase(without.begin() + long(i));
+      out.push_back(without);
+      for (int64_t a : {2, 3, 4, 6, 8, 16, 32, 64}) {
+        if (a == actions[i].amount || actions[i].kind == "tc")
+          continue;
+        std::vector<OptAction> changed = actions;
+        changed[i].amount = a;
+        changed[i].text = changed[i].kind + ":" + std::to_string(changed[i].axis) + ":" + std::to_string(a);
+        out.push_back(changed);
+      }
+    }
+    return out;
+  }
+
+  static void keepFastest(std::vector<Candidate> &v, size_t n) {
+    sortByTime(v);
+    v.resize(std::min(v.size(), n));
   }
 
   static void sortByTime(std::vector<Candidate> &v) {
