@@ -8,6 +8,7 @@
 #include "Support/FileIO.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -28,7 +29,7 @@ std::string hashText(const std::string &text) {
 }
 
 /// Microseconds rounded to 0.1, so the file does not carry timer noise in its last digits.
-double roundUs(double us) { return double(int64_t(us * 10 + 0.5)) / 10; }
+double roundUs(double us) { return std::round(us * 10) / 10; }
 
 } // namespace
 
@@ -42,6 +43,10 @@ bool TuningCache::load(const std::string &path, std::string &error) {
     error = "cannot read tuning cache '" + path + "': " + error;
     return false;
   }
+  return parse(text, path, error);
+}
+
+bool TuningCache::parse(const std::string &text, const std::string &path, std::string &error) {
   nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
   auto bad = [&](const std::string &why) {
     error = "'" + path + "' is not a tgc tuning cache: " + why;
@@ -49,12 +54,21 @@ bool TuningCache::load(const std::string &path, std::string &error) {
   };
   if (doc.is_discarded())
     return bad("invalid JSON");
-  if (!doc.is_object() || doc.value("format", "") != kFormat || !doc.contains("entries") || !doc["entries"].is_array())
+  if (!doc.is_object() || !doc.contains("format") || doc["format"] != kFormat || !doc.contains("entries") ||
+      !doc["entries"].is_array())
     return bad(std::string("expected {\"format\": \"") + kFormat + "\", \"entries\": [...]}");
   for (const nlohmann::ordered_json &j : doc["entries"]) {
-    auto str = [&](const char *k) { return j.is_object() && j.contains(k) && j[k].is_string(); };
-    if (!str("key") || !str("opts") || !str("target") || !str("cpu") || !str("features"))
-      return bad("an entry needs string fields key, opts, target, cpu and features");
+    if (!j.is_object())
+      return bad("an entry is not an object");
+    for (const char *k : {"key", "opts", "target", "cpu", "features"})
+      if (!j.contains(k) || !j[k].is_string())
+        return bad("an entry needs string fields key, opts, target, cpu and features");
+    for (const char *k : {"kernel", "heuristic_opts"})
+      if (j.contains(k) && !j[k].is_string())
+        return bad(std::string("an entry's ") + k + " is not a string");
+    for (const char *k : {"us", "heuristic_us", "candidates"})
+      if (j.contains(k) && !j[k].is_number())
+        return bad(std::string("an entry's ") + k + " is not a number");
     std::string opts = j["opts"];
     std::string err;
     if (!opts.empty() && !parseOptActions(opts, err))
@@ -70,13 +84,17 @@ bool TuningCache::load(const std::string &path, std::string &error) {
     e.us = j.value("us", 0.0);
     e.heuristicOpts = j.value("heuristic_opts", "");
     e.heuristicUs = j.value("heuristic_us", 0.0);
-    e.candidates = j.value("candidates", 0);
+    e.candidates = int(std::clamp(j.value("candidates", 0.0), 0.0, 1e9));
     entries_[e.key] = e;
   }
   return true;
 }
 
 bool TuningCache::save(const std::string &path, std::string &error) const {
+  return writeFileAtomic(path, text(), error);
+}
+
+std::string TuningCache::text() const {
   std::vector<nlohmann::ordered_json> all;
   for (const std::string &o : others_)
     all.push_back(nlohmann::ordered_json::parse(o));
@@ -102,7 +120,7 @@ bool TuningCache::save(const std::string &path, std::string &error) const {
   nlohmann::ordered_json doc;
   doc["format"] = kFormat;
   doc["entries"] = all;
-  return writeFileAtomic(path, doc.dump(2) + "\n", error);
+  return doc.dump(2) + "\n";
 }
 
 const TuningEntry *TuningCache::find(const std::string &key) const {

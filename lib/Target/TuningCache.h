@@ -38,8 +38,12 @@ public:
   /// Read `path`; a missing file is an empty cache. False with a one-line `error` for a file that is not a tuning
   /// cache (bad JSON, wrong format, an entry without key or opts, actions that do not parse).
   bool load(const std::string &path, std::string &error);
+  /// load's work on the file's text; `name` is the file's name for the message.
+  bool parse(const std::string &text, const std::string &name, std::string &error);
   /// Write every entry (this machine's and the others read by load) atomically.
   bool save(const std::string &path, std::string &error) const;
+  /// The file's text: deterministic, sorted by machine and key (save writes it).
+  std::string text() const;
 
   const TuningEntry *find(const std::string &key) const;
   void put(const TuningEntry &e) { entries_[e.key] = e; }
