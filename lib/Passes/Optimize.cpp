@@ -9,12 +9,14 @@
 //     stride 0, innermost first, by up to 4 each and then up to 16 while the lanes fit (a register tile: each
 //     loaded value is used by several lanes, and enough independent accumulators hide the add latency);
 //  2. lanes: upcast the loop axis with store stride 1 along which every load has stride 0 or 1 by up to the
-//     vector width; in a reduce kernel to TargetDesc::panelLanes (up to 4 vector widths), before the tile, when
-//     the operand read along the lanes (reduce x lanes-axis elements) fits TargetDesc::l2OperandBytes or when
-//     the kernel has one reduce and those lanes leave at least two panels (then 3 applies); else with the lanes
-//     the tile of 1 left over (a 16 x 2048 x 64 matmul on AVX-512: 16 x 16, not 4 x 64); if there is none,
-//     unroll the reduce axis along which every load has stride 0 or 1 (and one stride 1) by up to the vector
-//     width.
+//     vector width (preferring one that fills a whole vector; in a reduce kernel, an axis along which only the
+//     loads are contiguous, when it fills a vector and no store-contiguous axis does: a convolution over
+//     channel-last weights (pack-conv) gets its lanes along the output channels, not along a width of 20); in a reduce
+//     kernel to TargetDesc::panelLanes (up to 4 vector widths), before the tile, when the operand read along the lanes
+//     (reduce x lanes-axis elements) fits TargetDesc::l2OperandBytes or when the kernel has one reduce and those lanes
+//     leave at least two panels (then 3 applies); else with the lanes the tile of 1 left over (a 16 x 2048 x 64 matmul
+//     on AVX-512: 16 x 16, not 4 x 64); if there is none, unroll the reduce axis along which every load has stride 0 or
+//     1 (and one stride 1) by up to the vector width.
 //  3. blocks: when that operand does not fit L2, block the lanes axis (`block`) so that one block of panels,
 //     reduce x block elements, does: the blocks become the outermost loop and every row tile reuses the block
 //     from L2 (with pack-matmul's panel layout, a 1024^3 f32 matmul on AVX2: upcast:0:4,upcast:1:16,block:1:4).
@@ -301,13 +303,24 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
   bool unroll = false;
   std::vector<const UOp *> all = f.loads;
   all.insert(all.end(), f.stores.begin(), f.stores.end());
-  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it) {
-    bool storeContiguous = !f.stores.empty();
+  auto storeContiguous = [&](const UOp *r) {
+    bool yes = !f.stores.empty();
     for (const UOp *idx : f.stores)
-      storeContiguous = storeContiguous && strideOf(idx, *it) == std::optional<int64_t>(1);
-    if (storeContiguous && contiguousAlong(all, *it) && amountFor(rangeSize(*it), width))
+      yes = yes && strideOf(idx, r) == std::optional<int64_t>(1);
+    return yes;
+  };
+  // a full vector along an axis where loads and stores are contiguous; in a reduce kernel, one where the loads
+  // are (its stores run once per output, its loads once per reduce step: a convolution's output channels); then
+  // any contiguous axis, however few lanes it has
+  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
+    if (storeContiguous(*it) && contiguousAlong(all, *it) && amountFor(rangeSize(*it), width) == width)
       lanesAxis = *it;
-  }
+  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis && !f.reduces.empty(); ++it)
+    if (contiguousAlong(f.loads, *it) && amountFor(rangeSize(*it), width) == width)
+      lanesAxis = *it;
+  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
+    if (storeContiguous(*it) && contiguousAlong(all, *it) && amountFor(rangeSize(*it), width))
+      lanesAxis = *it;
   for (auto it = f.reduces.rbegin(); it != f.reduces.rend() && !lanesAxis; ++it) {
     if (contiguousAlong(f.loads, *it) && amountFor(rangeSize(*it), width)) {
       lanesAxis = *it;

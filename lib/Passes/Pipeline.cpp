@@ -10,13 +10,15 @@ const std::vector<NamedPipeline> &namedPipelines() {
   static const std::vector<NamedPipeline> pipelines = {
       {"lower-tensors",
        "pack-matmul," // CPU: large matmuls read b through a copy in contiguous column panels
+       "pack-conv,"   // CPU: convolutions read their weights channel-last (lanes along the output channels)
        "decompose,"   // composite ops -> primitives, so rangeify sees only movement, elementwise and reduce ops
        "simplify,"    // fold constants of the tensor graph before it is split into kernels
        "rangeify,"    // tensors -> kernels over ranges, fused, split where values go to memory
        "simplify,"    // the index arithmetic rangeify wrote (reshape's div/mod, pad's bounds) folds here
        "schedule,"    // sink of calls -> linear program in data order
        "plan-memory", // temporaries share one arena
-       "Tensor graph to a scheduled program with planned memory: pack-matmul, decompose, simplify, rangeify, "
+       "Tensor graph to a scheduled program with planned memory: pack-matmul, pack-conv, decompose, simplify, "
+       "rangeify, "
        "simplify, "
        "schedule, plan-memory."},
       {"codegen",
