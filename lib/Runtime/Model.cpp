@@ -25,6 +25,26 @@ namespace {
 /// an 8 MFLOP conv no faster, a 3 MFLOP matmul 1.3x slower, so only calls above ~16M operations are split.
 constexpr double kParallelMinWork = 1 << 24;
 
+/// Runs, after the first two (cold caches, run-once calls, workers' first wake-up), in which each call that may be
+/// split times itself on all threads and on one, alternately; then it runs on one thread only if that was clearly
+/// faster (by kAloneGain), since a wrong choice of one thread costs up to the thread count (the estimate above
+/// decides only which calls are tried).
+constexpr int kThreadWarmRuns = 2;
+constexpr int kThreadProbeRuns = 6;
+constexpr double kAloneGain = 0.85;
+
+} // namespace
+
+/// Whether one call runs on the thread pool, decided from its measured times (kThreadProbeRuns runs after the
+/// first kThreadWarmRuns).
+struct ThreadChoice {
+  int probes = 0;
+  double pooled = 1e300, alone = 1e300; // best time of each way
+  bool usePool = true;
+};
+
+namespace {
+
 int debugLevel() {
   const char *e = std::getenv("TGC_DEBUG");
   return e ? std::atoi(e) : 0;
@@ -59,6 +79,8 @@ struct tgc_model {
   std::vector<const void *> uploaded; // the host memory each weight was uploaded from
   /// The run-once calls (tgc_call_info::once) have run since the weights were last bound: later runs skip them.
   bool onceDone = false;
+  int runs = 0;                      // completed runs
+  std::vector<ThreadChoice> threads; // per call
   ~tgc_model();
 };
 
@@ -232,6 +254,7 @@ extern "C" tgc_model *tgc_model_create(const tgc_program_info *program, const ch
   int threads = program->device ? 1 : num_threads > 0 ? std::min(num_threads, 1024) : defaultThreads();
   m->pool = std::make_unique<tgc::rt::ThreadPool>(threads);
   m->callSeconds.assign(size_t(program->num_calls), 0.0);
+  m->threads.assign(size_t(program->num_calls), ThreadChoice{});
   if (m->debug >= 1)
     std::fprintf(stderr, "tgc: %s: %d kernels, %d threads, arena %lld bytes\n", program->name, program->num_calls,
                  m->pool->size(), static_cast<long long>(program->arena_bytes));
@@ -257,6 +280,19 @@ extern "C" int tgc_model_ready(const tgc_model *m) {
   return 1;
 }
 
+/// Record one probe of a call's threading; after the last, keep the faster way (TGC_DEBUG=2 says when that is one
+/// thread).
+static void decideThreads(tgc_model *m, const tgc_call_info &call, ThreadChoice &choice, bool pooled, double s) {
+  double &best = pooled ? choice.pooled : choice.alone;
+  best = std::min(best, s);
+  if (++choice.probes < kThreadProbeRuns)
+    return;
+  choice.usePool = choice.alone >= choice.pooled * kAloneGain;
+  if (!choice.usePool && m->debug >= 2)
+    std::fprintf(stderr, "tgc: %s: 1 thread (%.3f us) is faster than %d (%.3f us): it runs on one from now on\n",
+                 call.name, choice.alone * 1e6, m->pool->size(), choice.pooled * 1e6);
+}
+
 extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *const *outputs) {
   if (!tgc_model_ready(m)) {
     m->error = "a weight has no memory (bind it with tgc_model_bind_weight)";
@@ -277,19 +313,26 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
     m->args.resize(size_t(call.num_args));
     for (int a = 0; a < call.num_args; ++a)
       m->args[size_t(a)] = m->pointers[size_t(call.args[a])];
+    ThreadChoice &choice = m->threads[size_t(c)];
+    bool splittable = call.parallel > 1 && m->pool->size() > 1 && call.flops + call.bytes >= kParallelMinWork;
+    bool probing = splittable && m->runs >= kThreadWarmRuns && choice.probes < kThreadProbeRuns;
+    bool pooled = splittable && (probing ? choice.probes % 2 == 0 : choice.usePool);
     auto start = std::chrono::steady_clock::now();
-    if (call.parallel > 1 && call.flops + call.bytes >= kParallelMinWork)
+    if (pooled)
       m->pool->run(call.fn, m->args.data(), call.parallel);
     else
       call.fn(m->args.data(), 0, call.parallel > 0 ? call.parallel : 1);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (probing)
+      decideThreads(m, call, choice, pooled, s);
     if (m->debug >= 2) {
-      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       m->callSeconds[size_t(c)] = s;
       std::fprintf(stderr, "tgc: %-24s %9.3f us %8.2f GFLOPS %8.2f GB/s\n", call.name, s * 1e6, call.flops / s * 1e-9,
                    call.bytes / s * 1e-9);
     }
   }
   m->onceDone = true;
+  ++m->runs;
   return 0;
 }
 
