@@ -19,15 +19,9 @@ public:
       Frame f = stack_.back();
       stack_.pop_back();
       switch (f.stage) {
-      case Stage::Visit:
-        visit(f);
-        break;
-      case Stage::Rebuild:
-        rebuild(f);
-        break;
-      case Stage::Link:
-        finish(f.node, done_.at(f.result));
-        break;
+      case Stage::Visit: visit(f); break;
+      case Stage::Rebuild: rebuild(f); break;
+      case Stage::Link: finish(f.node, done_.at(f.result)); break;
       }
     }
     return done_.at(root);
@@ -145,6 +139,22 @@ const UOp *substitute(const UOp *root, const std::unordered_map<const UOp *, con
     out[n] = n->ctx().withSrc(n, srcs);
   }
   return out.at(root);
+}
+
+const UOp *substituteOneByOne(const UOp *root, const std::function<const UOp *(const UOp *)> &replace, int64_t &count) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const UOp *u : toposort(root)) {
+      const UOp *r = replace(u);
+      if (!r)
+        continue;
+      root = substitute(root, {{u, r}});
+      ++count;
+      changed = true;
+      break;
+    }
+  }
+  return root;
 }
 
 } // namespace tgc

@@ -16,6 +16,7 @@
 #include "IR/Pattern.h"
 
 #include <cstdint>
+#include <functional>
 
 namespace tgc {
 
@@ -34,5 +35,11 @@ const UOp *graphRewrite(const UOp *root, const PatternMatcher &pm, const Rewrite
 
 /// Replace nodes by the given map everywhere in the graph (keys are replaced, then users rebuilt).
 const UOp *substitute(const UOp *root, const std::unordered_map<const UOp *, const UOp *> &map);
+
+/// Replace nodes one at a time, walking the graph again after each replacement, so that a node whose operands hold
+/// another replaced node is rebuilt from the replacement: `replace(u)` returns u's replacement, or nullptr to keep
+/// u. Adds the number of replacements to `count`. (For rewrites that build new nodes from a node's operands, where
+/// substitute would rebuild the operands but not the replacement.)
+const UOp *substituteOneByOne(const UOp *root, const std::function<const UOp *(const UOp *)> &replace, int64_t &count);
 
 } // namespace tgc

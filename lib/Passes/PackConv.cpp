@@ -49,18 +49,11 @@ const UOp *runPackConv(const UOp *root, PassContext &pc) {
   if (pc.target.isGPU())
     return root;
   // one convolution at a time, so that one whose input holds another is rebuilt from the packed one
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const UOp *u : toposort(root)) {
-      const UOp *p = u->op() == Op::Conv2d ? packedConv(u, pc.target) : nullptr;
-      if (!p)
-        continue;
-      root = substitute(root, {{u, p}});
-      pc.stats["pack-conv.packed"] += 1;
-      changed = true;
-      break;
-    }
-  }
+  int64_t packed = 0;
+  root = substituteOneByOne(
+      root, [&](const UOp *u) { return u->op() == Op::Conv2d ? packedConv(u, pc.target) : nullptr; }, packed);
+  if (packed > 0)
+    pc.stats["pack-conv.packed"] += packed;
   return root;
 }
 

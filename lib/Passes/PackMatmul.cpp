@@ -54,18 +54,11 @@ const UOp *runPackMatmul(const UOp *root, PassContext &pc) {
   if (pc.target.isGPU())
     return root;
   // one matmul at a time, so that a matmul whose operands contain another one is rebuilt from the packed one
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const UOp *u : toposort(root)) {
-      const UOp *p = u->op() == Op::Matmul ? packedMatmul(u, pc.target) : nullptr;
-      if (!p)
-        continue;
-      root = substitute(root, {{u, p}});
-      pc.stats["pack-matmul.packed"] += 1;
-      changed = true;
-      break;
-    }
-  }
+  int64_t packed = 0;
+  root = substituteOneByOne(
+      root, [&](const UOp *u) { return u->op() == Op::Matmul ? packedMatmul(u, pc.target) : nullptr; }, packed);
+  if (packed > 0)
+    pc.stats["pack-matmul.packed"] += packed;
   return root;
 }
 
