@@ -21,10 +21,11 @@
 //     reduce x block elements, does: the blocks become the outermost loop and every row tile reuses the block
 //     from L2 (with pack-matmul's panel layout, a 1024^3 f32 matmul on AVX2: upcast:0:4,upcast:1:16,block:1:4).
 // Amounts are powers of two that divide the range; the accumulator lanes of a reduce kernel fill at most half the
-// target's vector registers (AVX-512 f32: 256 lanes in 16 of 32 zmm registers, e.g. a 16 x 16 matmul tile). The
-// reuse action is applied first so that the contiguous axis gets the higher id, which makes it the fastest lane
-// and its accesses coalesce without shuffles. Explicit actions (--opts) replace the heuristics; --opts=none
-// disables them. Chosen actions are reported as remarks on the module (tgc --debug=3).
+// target's vector registers (AVX-512 f32: 256 lanes in 16 of 32 zmm registers, e.g. a 16 x 16 matmul tile), and
+// one vector in a kernel of several reduce ops, where lanes multiply the inner reduces. The reuse action is applied
+// first so that the contiguous axis gets the higher id, which makes it the fastest lane and its accesses coalesce
+// without shuffles. Explicit actions (--opts) replace the heuristics; --opts=none disables them. Chosen actions are
+// reported as remarks on the module (tgc --debug=3).
 
 #include "IR/Rewrite.h"
 #include "IR/TensorCore.h"
@@ -96,11 +97,13 @@ struct KernelFacts {
   std::vector<const UOp *> loads;   // index expressions of global loads
   std::vector<const UOp *> stores;  // index expressions of global stores
   int elemBytes = 4;                // of the first stored value
+  int reduceOps = 0;                // reduce nodes (a fused chain of convolutions has several)
 };
 
 KernelFacts factsOf(const UOp *kernel) {
   KernelFacts f;
   for (const UOp *u : toposort(kernel)) {
+    f.reduceOps += u->op() == Op::Reduce;
     if (u->op() == Op::Range && u->src(0)->isConst() && u->arg().isTuple()) {
       if (rangeKind(u) == "loop")
         f.loops.push_back(u);
@@ -298,7 +301,10 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
     return chooseGpuActions(kernel, t);
   KernelFacts f = factsOf(kernel);
   int64_t width = t.vectorLanes(f.elemBytes);
-  int64_t budget = t.tileBudget(f.elemBytes);
+  // a kernel of several reduces (a fused chain: a convolution of a convolution's output) computes its inner
+  // reduces once per lane of the outer one: a register tile multiplies that code (inception_v2's 256-lane chain
+  // made 3.9 MB of IR that LLVM's code generator did not finish in ten minutes), so it gets one vector of lanes
+  int64_t budget = f.reduceOps > 1 ? width : t.tileBudget(f.elemBytes);
   const UOp *lanesAxis = nullptr; // upcast for vector lanes
   bool unroll = false;
   std::vector<const UOp *> all = f.loads;
@@ -309,13 +315,14 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
       yes = yes && strideOf(idx, r) == std::optional<int64_t>(1);
     return yes;
   };
-  // a full vector along an axis where loads and stores are contiguous; in a reduce kernel, one where the loads
-  // are (its stores run once per output, its loads once per reduce step: a convolution's output channels); then
-  // any contiguous axis, however few lanes it has
+  // a full vector along an axis where loads and stores are contiguous; in a kernel of one reduce, one where the
+  // loads are (its stores run once per output, its loads once per reduce step: a convolution's output channels;
+  // not in fused chains of reduces, whose wide tiles make LLVM take minutes); then any contiguous axis, however
+  // few lanes it has
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
     if (storeContiguous(*it) && contiguousAlong(all, *it) && amountFor(rangeSize(*it), width) == width)
       lanesAxis = *it;
-  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis && !f.reduces.empty(); ++it)
+  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis && f.reduceOps == 1; ++it)
     if (contiguousAlong(f.loads, *it) && amountFor(rangeSize(*it), width) == width)
       lanesAxis = *it;
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
