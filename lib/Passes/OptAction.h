@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tgc {
@@ -42,6 +43,9 @@ const UOp *applyOptAction(const UOp *kernel, const OptAction &o);
 
 /// The actions optimize's heuristics choose for a kernel (Optimize.cpp), with their text set.
 std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t);
+
+/// 16 hex digits of the FNV-1a hash of `text` (stable across runs and machines).
+std::string hashHex(std::string_view text);
 
 /// A kernel's key in a tuning cache: 16 hex digits of a hash of its canonical text before optimization, so the
 /// same kernel in any model, and in the same model compiled again, has the same key.

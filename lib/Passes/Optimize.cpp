@@ -380,18 +380,18 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
   return actions;
 }
 
-std::string kernelTuningKey(const UOp *kernel) {
-  uint64_t h = 1469598103934665603ull; // FNV-1a of the kernel's canonical text
-  for (unsigned char c : printGraph(kernel))
+std::string hashHex(std::string_view text) {
+  uint64_t h = 1469598103934665603ull; // FNV-1a
+  for (unsigned char c : text)
     h = (h ^ c) * 1099511628211ull;
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
   return hex;
 }
 
-namespace {
+std::string kernelTuningKey(const UOp *kernel) { return hashHex(printGraph(kernel)); }
 
-std::string kernelName(const UOp *kernel) { return kernel->arg().isString() ? kernel->arg().getString() : "kernel"; }
+namespace {
 
 /// The actions for one kernel: the explicit ones, else the tuning table's entry, else the heuristics'.
 std::optional<std::vector<OptAction>> actionsFor(const UOp *kernel,

@@ -28,6 +28,11 @@ inline int64_t rangeSize(const UOp *range) { return range->src(0)->constInt(); }
 /// Ranges ordered by axis id.
 inline bool rangeIdLess(const UOp *a, const UOp *b) { return rangeId(a) < rangeId(b); }
 
+/// A kernel's (or call's) name, "kernel" when it has none.
+inline std::string kernelName(const UOp *kernel) {
+  return kernel->arg().isString() ? kernel->arg().getString() : "kernel";
+}
+
 /// The buffers a call reads and writes (through its kernel's define_global slots).
 CallAccess callAccess(const UOp *call);
 

@@ -57,8 +57,6 @@ std::string actionsText(const std::vector<OptAction> &actions) {
   return text;
 }
 
-std::string kernelName(const UOp *kernel) { return kernel->arg().isString() ? kernel->arg().getString() : "kernel"; }
-
 /// Runs one call of a program with other versions of its kernel; owns the buffers they all run on.
 class KernelBench {
 public:

@@ -19,21 +19,12 @@ namespace {
 
 constexpr const char *kFormat = "tgc-tuning-1";
 
-std::string hashText(const std::string &text) {
-  uint64_t h = 1469598103934665603ull; // FNV-1a
-  for (unsigned char c : text)
-    h = (h ^ c) * 1099511628211ull;
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
-}
-
 /// Microseconds rounded to 0.1, so the file does not carry timer noise in its last digits.
 double roundUs(double us) { return std::round(us * 10) / 10; }
 
 } // namespace
 
-TuningCache::TuningCache(const TargetInfo &t) : target_(t.name), cpu_(t.cpu), features_(hashText(t.features)) {}
+TuningCache::TuningCache(const TargetInfo &t) : target_(t.name), cpu_(t.cpu), features_(hashHex(t.features)) {}
 
 bool TuningCache::load(const std::string &path, std::string &error) {
   if (!std::filesystem::exists(path))

@@ -255,6 +255,27 @@ bool runPipeline(Module &m, DiagEngine &diags, const char *passes, const TargetD
 
 } // namespace
 
+bool lowerTensors(Module &m, DiagEngine &diags, const TargetDesc &target, std::vector<PassTiming> *timings) {
+  return runPipeline(m, diags, "lower-tensors", target, "", nullptr, timings);
+}
+
+bool fillTuningCache(const Module &m, DiagEngine &diags, const TargetInfo &target, const TuningOptions &tuning,
+                     TuningCache &cache) {
+  std::string err;
+  if (!tuning.file.empty() && !cache.load(tuning.file, err)) {
+    diags.error(Loc{}, err);
+    return false;
+  }
+  if (tuning.beam <= 0)
+    return true;
+  BeamOptions bo{tuning.beam, tuning.budgetSeconds, tuning.retune};
+  if (!beamSearch(m, target, bo, cache, err) || (!tuning.file.empty() && !cache.save(tuning.file, err))) {
+    diags.error(Loc{}, err);
+    return false;
+  }
+  return true;
+}
+
 bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetInfo &target, const std::string &opts,
                      const TuningOptions &tuning, std::vector<PassTiming> *timings) {
   if (tuning.beam <= 0 && tuning.file.empty()) // codegen's optimize takes `opts`
@@ -263,22 +284,12 @@ bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetInfo &target, con
     diags.error(Loc{}, "--opts cannot be combined with --beam or --tuning");
     return false;
   }
-  if (!runPipeline(m, diags, "lower-tensors", target.desc, "", nullptr, timings))
+  if (!lowerTensors(m, diags, target.desc, timings))
     return false;
   auto start = std::chrono::steady_clock::now();
   TuningCache cache(target);
-  std::string err;
-  if (!tuning.file.empty() && !cache.load(tuning.file, err)) {
-    diags.error(Loc{}, err);
+  if (!fillTuningCache(m, diags, target, tuning, cache))
     return false;
-  }
-  if (tuning.beam > 0) {
-    BeamOptions bo{tuning.beam, tuning.budgetSeconds, tuning.retune};
-    if (!beamSearch(m, target, bo, cache, err) || (!tuning.file.empty() && !cache.save(tuning.file, err))) {
-      diags.error(Loc{}, err);
-      return false;
-    }
-  }
   if (timings)
     timings->push_back({tuning.beam > 0 ? "beam search and tuning cache" : "tuning cache",
                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});

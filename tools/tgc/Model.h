@@ -10,6 +10,7 @@
 #include "Passes/TargetDesc.h"
 #include "Support/Diagnostics.h"
 #include "Target/TargetInfo.h"
+#include "Target/TuningCache.h"
 
 #include <map>
 #include <optional>
@@ -60,6 +61,14 @@ struct TuningOptions {
   std::string file;           // --tuning=FILE: read (and after a search, write) this cache
   bool retune = false;        // search kernels the cache holds too
 };
+
+/// The lower-tensors pipeline alone (a scheduled program with planned memory, kernels not yet optimized).
+bool lowerTensors(Module &m, DiagEngine &diags, const TargetDesc &target, std::vector<PassTiming> *timings = nullptr);
+
+/// For a module after lower-tensors: read tuning.file into `cache` (a missing file is empty), and with a beam width
+/// search the kernels it lacks and write the file back. Errors go to `diags`.
+bool fillTuningCache(const Module &m, DiagEngine &diags, const TargetInfo &target, const TuningOptions &tuning,
+                     TuningCache &cache);
 
 /// Lower a tensor-level model to a program whose kernels are ready for a renderer (pipelines lower-tensors and
 /// codegen), reporting problems to `diags`. With tuning options: after lower-tensors, search the kernels the cache

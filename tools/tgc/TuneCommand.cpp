@@ -5,8 +5,6 @@
 #include "Commands.h"
 
 #include "IR/Verifier.h"
-#include "Passes/PassManager.h"
-#include "Target/Beam.h"
 
 #include <cstdio>
 
@@ -27,16 +25,8 @@ int tuneCommand(const TuneOptions &o) {
     return oneLineError(err);
   setFpContract(*target, o.fpContract);
   TuningCache cache(*target);
-  if (!cache.load(o.tuning.file, err))
-    return oneLineError(err);
-  std::optional<Pipeline> lower = parsePipeline("lower-tensors", err);
-  Instrumentation inst;
-  inst.target = target->desc;
-  if (!PassManager(*lower, inst).run(*m, diags))
+  if (!lowerTensors(*m, diags, target->desc) || !fillTuningCache(*m, diags, *target, o.tuning, cache))
     return 1;
-  BeamOptions bo{o.tuning.beam, o.tuning.budgetSeconds, o.tuning.retune};
-  if (!beamSearch(*m, *target, bo, cache, err) || !cache.save(o.tuning.file, err))
-    return oneLineError(err);
   std::fprintf(stderr, "tgc: %s: %zu kernels tuned for %s\n", o.tuning.file.c_str(), cache.size(), target->cpu.c_str());
   return 0;
 }
