@@ -69,6 +69,20 @@ std::optional<Arg> evalIntBinary(Op op, DType d, i64 x, i64 y) {
     if (!sgn)
       return intResult(ux % uy, d);
     return intResult(u64(__int128(x) % __int128(y)), d);
+  case Op::Floordiv:
+  case Op::Floormod: {
+    if (y == 0)
+      return std::nullopt;
+    if (!sgn)
+      return intResult(op == Op::Floordiv ? ux / uy : ux % uy, d);
+    __int128 q = __int128(x) / __int128(y);
+    __int128 r = __int128(x) % __int128(y);
+    if (r != 0 && (r < 0) != (y < 0)) {
+      q -= 1;
+      r += y;
+    }
+    return intResult(u64(op == Op::Floordiv ? q : r), d); // INT_MIN floordiv -1 wraps
+  }
   case Op::Max:
     return Arg(sgn ? std::max(x, y) : i64(std::max(ux, uy) == ux ? x : y));
   case Op::Cmplt:

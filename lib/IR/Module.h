@@ -22,8 +22,9 @@ struct Module {
 };
 
 /// Canonical text of a module: directives, then one node per line in a deterministic order, the root last.
-std::string printModule(const Module &m);
+/// `ranges`: each integer or bool node with a known value range ends in a comment `// [lo, hi]`.
+std::string printModule(const Module &m, bool ranges = false);
 /// Canonical text of the graph under one node (no directives).
-std::string printGraph(const UOp *root);
+std::string printGraph(const UOp *root, bool ranges = false);
 
 } // namespace tgc

@@ -29,7 +29,7 @@ std::string typeStr(const UOp *u) {
   return s;
 }
 
-void printNode(std::string &out, const UOp *u, const std::unordered_map<const UOp *, size_t> &names) {
+void printNode(std::string &out, const UOp *u, const std::unordered_map<const UOp *, size_t> &names, bool ranges) {
   out += "%" + std::to_string(names.at(u)) + " = ";
   out += opName(u->op());
   if (u->numSrc() > 0) {
@@ -47,27 +47,29 @@ void printNode(std::string &out, const UOp *u, const std::unordered_map<const UO
     out += " {tag = " + u->tag().str() + "}";
   if (!u->dtype().isVoid() || u->hasShape())
     out += " : " + typeStr(u);
+  if (ranges && u->hasRange() && !u->isConst())
+    out += "  // [" + std::to_string(u->vmin()) + ", " + std::to_string(u->vmax()) + "]";
   out += "\n";
 }
 
 } // namespace
 
-std::string printGraph(const UOp *root) {
+std::string printGraph(const UOp *root, bool ranges) {
   std::string out;
   std::unordered_map<const UOp *, size_t> names;
   for (const UOp *u : toposort(root)) {
     names.emplace(u, names.size());
-    printNode(out, u, names);
+    printNode(out, u, names, ranges);
   }
   return out;
 }
 
-std::string printModule(const Module &m) {
+std::string printModule(const Module &m, bool ranges) {
   std::string out;
   for (const std::string &w : m.weightFiles)
     out += "weights " + quoteString(w) + "\n";
   if (m.root)
-    out += printGraph(m.root);
+    out += printGraph(m.root, ranges);
   return out;
 }
 

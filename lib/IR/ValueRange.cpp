@@ -67,6 +67,31 @@ std::optional<Interval> modRange(Interval a, Interval b) {
   return Interval{lo, hi};
 }
 
+i128 floorDiv(i128 a, i128 b) {
+  i128 q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/// Floor division is monotonic in each operand while the divisor keeps one sign: the corners bound it.
+std::optional<Interval> floorDivRange(Interval a, Interval b) {
+  if (b.lo <= 0 && b.hi >= 0)
+    return std::nullopt;
+  return corners(floorDiv(a.lo, b.lo), floorDiv(a.lo, b.hi), floorDiv(a.hi, b.lo), floorDiv(a.hi, b.hi));
+}
+
+/// x floormod y has y's sign and |r| < |y|; with a constant y and x within one period it is x shifted.
+std::optional<Interval> floorModRange(Interval a, Interval b) {
+  if (b.lo <= 0 && b.hi >= 0)
+    return std::nullopt;
+  if (b.lo == b.hi && floorDiv(a.lo, b.lo) == floorDiv(a.hi, b.lo)) {
+    i128 shift = floorDiv(a.lo, b.lo) * b.lo;
+    return Interval{a.lo - shift, a.hi - shift};
+  }
+  if (b.lo > 0)
+    return Interval{0, b.hi - 1};
+  return Interval{b.lo + 1, 0};
+}
+
 i128 nextPow2Minus1(i128 v) {
   i128 p = 1;
   while (p <= v)
@@ -190,6 +215,10 @@ std::optional<Interval> aluRange(const UOp *u) {
     return divRange(a, b);
   case Op::Mod:
     return modRange(a, b);
+  case Op::Floordiv:
+    return floorDivRange(a, b);
+  case Op::Floormod:
+    return floorModRange(a, b);
   case Op::Max:
     return Interval{std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
   case Op::And:

@@ -97,7 +97,7 @@ std::string checkBinary(const UOp *u) {
       return "result must be " + dt(dt::Bool.vec(in.lanes())) + ", is " + dt(d);
     return "";
   }
-  static const OpSet intOnly = {Op::Idiv, Op::Mod, Op::Shl, Op::Shr};
+  static const OpSet intOnly = {Op::Idiv, Op::Mod, Op::Floordiv, Op::Floormod, Op::Shl, Op::Shr};
   static const OpSet floatOnly = {Op::Fdiv, Op::Pow};
   static const OpSet bitwise = {Op::And, Op::Or, Op::Xor};
   if (intOnly.contains(op) && !d.isInt())

@@ -31,10 +31,11 @@ const std::vector<NamedPipeline> &namedPipelines() {
        "devectorize,"               // scalar targets: vectors back into lanes (no-op with vector ALU)
        "coalesce,"                  // vector targets: lane accesses to adjacent addresses -> vector loads/stores
        "lower-index,"               // index arithmetic gets a width (i32 where it fits)
+       "lower-divmod,"              // floor division -> C division (with a sign fix-up where signs may differ)
        "simplify,"                  // fold what the lowering exposed
        "linearize",                 // each kernel becomes the ordered list renderers walk
        "A scheduled program to kernels ready for a renderer: optimize, decompose-transcendentals, gpudims, expand, "
-       "lower-reduce, simplify, devectorize, coalesce, lower-index, simplify, linearize."},
+       "lower-reduce, simplify, devectorize, coalesce, lower-index, lower-divmod, simplify, linearize."},
   };
   return pipelines;
 }

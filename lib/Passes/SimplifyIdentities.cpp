@@ -70,6 +70,16 @@ const UOp *maxByRange(const Match &m) {
   return nullptr;
 }
 
+/// (x op c1) op c2 -> x op (c1 op c2)  for max, and, or, xor (integer add and mul merge in sums)
+const UOp *twoConstants(const Match &m) {
+  const UOp *u = m.root();
+  const UOp *inner = u->src(0);
+  if (inner->op() != u->op())
+    return nullptr;
+  Context &ctx = m.ctx();
+  return ctx.alu(u->op(), {inner->src(0), ctx.alu(u->op(), {inner->src(1), u->src(1)})});
+}
+
 /// cast(x) to x's own dtype, bitcast to its own dtype
 const UOp *castToSelf(const Match &m) {
   const UOp *u = m.root();
@@ -141,6 +151,7 @@ const UOp *dropTrueValid(const Match &m) {
 std::vector<Rule> identityRules() {
   OpSet commutative = OpSet::withFlag(opflag::Comm);
   OpSet idempotent = OpSet::withFlag(opflag::Idem);
+  OpSet chained = {Op::Max, Op::And, Op::Or, Op::Xor};
   P t = P::cnst(1, DClass::Bool);
   P f = P::cnst(0, DClass::Bool);
   return {
@@ -166,6 +177,8 @@ std::vector<Rule> identityRules() {
       {P::op(Op::Where, {P::var("s"), x, x}), takeX, "where(s, x, x) -> x"},
       {P::op(Op::Where, {P::any({Op::Const}), x, y}), whereConst, "where(true, x, y) -> x ; where(false, x, y) -> y"},
       {P::binary(Op::Max, x, y), maxByRange, "max(x, y) -> x  when vmin(x) >= vmax(y)"},
+      {P(chained, {P(chained, {x, P::cvar("c1")}), c}), twoConstants,
+       "max(max(x, 3), 5) -> max(x, 5) ; (x & 12) & 5 -> x & 4  (also or, xor)"},
       {P::op(Op::Cmplt, {x, x}), falseConst, "x<x -> false"},
       {P(OpSet{Op::Cmpne}, {P::var("x", DClass::IntOrBool), P::var("x", DClass::IntOrBool)}), falseConst,
        "x!=x -> false  (integers and bools; NaN != NaN)"},

@@ -7,8 +7,8 @@
 //  - Commutative operands are in canonical order (canonicalOrder in SimplifyIdentities.cpp): constants on the
 //    right, so a table needs `x + c` only, never `c + x`. Integer sums are instead kept in the normal form of
 //    SimplifySum.cpp: a left-leaning chain of terms `base*coeff` in canonical order, the constant last.
-//  - Integer arithmetic wraps; idiv/mod truncate (C). A rule that uses floor-division algebra must first prove the
-//    numerator non-negative and the divisor positive (where the two agree).
+//  - Integer arithmetic wraps; idiv/mod truncate (C), floordiv/floormod round toward -inf. A rule that uses
+//    floor-division algebra on idiv/mod must first prove the numerator non-negative and the divisor positive.
 
 #pragma once
 
@@ -30,6 +30,7 @@ std::vector<Rule> identityRules();
 std::vector<Rule> sumRules();
 std::vector<Rule> divModRules();
 std::vector<Rule> compareRules();
+std::vector<Rule> whereRules();
 std::vector<Rule> vectorRules();
 std::vector<Rule> emptyRules();
 

@@ -145,18 +145,19 @@ const UOp *constOf(const UOp *u, int64_t &value) {
   return u;
 }
 
-/// x // c as it would be written after nested divisions merge: (z // a) // c is z // (a*c).
-const UOp *canonicalDiv(const UOp *x, int64_t c, const UOp *like) {
+/// x // c as it would be written after nested divisions merge: (z // a) // c is z // (a*c). `div` is idiv or
+/// floordiv; both merge this way for positive divisors.
+const UOp *canonicalDiv(Op div, const UOp *x, int64_t c, const UOp *like) {
   Context &ctx = like->ctx();
   int64_t a = 0;
-  if (x->op() == Op::Idiv && constOf(x->src(1), a) && a > 0 && c > 0 && i128(a) * c <= dtypeMax(x->dtype()))
-    return ctx.alu(Op::Idiv, {x->src(0), scalarConst(x, a * c)});
-  return ctx.alu(Op::Idiv, {x, scalarConst(x, c)});
+  if (x->op() == div && constOf(x->src(1), a) && a > 0 && c > 0 && i128(a) * c <= dtypeMax(x->dtype()))
+    return ctx.alu(div, {x->src(0), scalarConst(x, a * c)});
+  return ctx.alu(div, {x, scalarConst(x, c)});
 }
 
-/// One recombination of a remainder term with its quotient term:
-///   x%c*m + (x//c)*(c*m)          -> x*m                 (C division identity, any x, c != 0)
-///   x%a*m + ((x//a)%b)*(a*m)      -> (x%(a*b))*m          (x >= 0, a > 0, b > 0)
+/// One recombination of a remainder term with its quotient term (mod with idiv, floormod with floordiv):
+///   x%c*m + (x//c)*(c*m)          -> x*m                 (division identity, any x, c != 0)
+///   x%a*m + ((x//a)%b)*(a*m)      -> (x%(a*b))*m          (a > 0, b > 0; x >= 0 for C division)
 bool recombineOnce(LinearSum &s, const UOp *like) {
   std::unordered_map<const UOp *, size_t> at;
   for (size_t i = 0; i < s.terms.size(); ++i)
@@ -165,28 +166,30 @@ bool recombineOnce(LinearSum &s, const UOp *like) {
   for (size_t i = 0; i < s.terms.size(); ++i) {
     const UOp *r = s.terms[i].base;
     int64_t c = 0;
-    if (r->op() != Op::Mod || !constOf(r->src(1), c) || c == 0)
+    if ((r->op() != Op::Mod && r->op() != Op::Floormod) || !constOf(r->src(1), c) || c == 0)
       continue;
+    bool floor = r->op() == Op::Floormod;
+    Op div = floor ? Op::Floordiv : Op::Idiv;
     const UOp *x = r->src(0);
     i128 want = i128(s.terms[i].coeff) * c;
     // full: x//c with coefficient coeff*c
-    auto full = at.find(c > 0 ? canonicalDiv(x, c, like) : ctx.alu(Op::Idiv, {x, r->src(1)}));
+    auto full = at.find(c > 0 ? canonicalDiv(div, x, c, like) : ctx.alu(div, {x, r->src(1)}));
     if (full != at.end() && i128(s.terms[full->second].coeff) == want) {
       s.terms[i].base = x;
       s.terms[full->second].coeff = 0;
       return true;
     }
     // partial: (x//c)%b with coefficient coeff*c
-    if (c <= 0 || !x->hasRange() || x->vmin() < 0)
+    if (c <= 0 || (!floor && (!x->hasRange() || x->vmin() < 0)))
       continue;
     for (size_t j = 0; j < s.terms.size(); ++j) {
       const UOp *q = s.terms[j].base;
       int64_t b = 0;
-      if (j == i || q->op() != Op::Mod || !constOf(q->src(1), b) || b <= 0 || i128(s.terms[j].coeff) != want)
+      if (j == i || q->op() != r->op() || !constOf(q->src(1), b) || b <= 0 || i128(s.terms[j].coeff) != want)
         continue;
-      if (q->src(0) != canonicalDiv(x, c, like) || i128(c) * b > dtypeMax(x->dtype()))
+      if (q->src(0) != canonicalDiv(div, x, c, like) || i128(c) * b > dtypeMax(x->dtype()))
         continue;
-      s.terms[i].base = ctx.alu(Op::Mod, {x, scalarConst(x, c * b)});
+      s.terms[i].base = ctx.alu(r->op(), {x, scalarConst(x, c * b)});
       s.terms[j].coeff = 0;
       return true;
     }

@@ -185,7 +185,7 @@ ChunkResult Driver::runChunk(const Chunk &chunk, const Pipeline &pipeline, DiagE
       for (const std::string &r : m->remarks)
         std::fprintf(stderr, "remark: %s\n", r.c_str());
     if (ok) {
-      result.text = printModule(*m);
+      result.text = printModule(*m, o_.printRanges);
       result.ok = !o_.verifyRoundtrip || checkRoundtrip(ctx, *m, result.text, diags);
     }
   }
@@ -207,7 +207,7 @@ bool Driver::checkRoundtrip(Context &ctx, const Module &m, const std::string &pr
     diags.error(Loc{fileName_, 0, 0}, "round trip: the printed output parses to a different graph");
     return false;
   }
-  if (printModule(*again) != printed) {
+  if (printModule(*again, o_.printRanges) != printed) {
     diags.error(Loc{fileName_, 0, 0}, "round trip: printing the parsed output gives different text");
     return false;
   }

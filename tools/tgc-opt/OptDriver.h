@@ -28,6 +28,7 @@ struct OptOptions {
   bool timePasses = false;
   bool stats = false;
   bool printRemarks = false;
+  bool printRanges = false;
   bool splitInputFile = false;
   bool verifyDiagnostics = false;
   bool verifyRoundtrip = false;

@@ -39,6 +39,8 @@ int main(int argc, char **argv) {
   app.add_option("--verify-each", o.verifyEach, "verify the input and the IR after every pass (default true)");
   app.add_flag("--time-passes", o.timePasses, "report the wall time of each pass");
   app.add_flag("--stats", o.stats, "report how often each rewrite rule fired");
+  app.add_flag("--print-ranges", o.printRanges,
+               "end each integer and bool node of the output with its value range, as a comment: // [lo, hi]");
   app.add_flag("--print-remarks", o.printRemarks, "print what passes decided (optimize's actions per kernel)");
   app.add_flag("--split-input-file", o.splitInputFile, "treat '// -----' lines as separating independent inputs");
   app.add_flag("--verify-diagnostics", o.verifyDiagnostics,
