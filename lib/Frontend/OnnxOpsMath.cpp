@@ -61,26 +61,27 @@ void importMul(NodeCtx &n) { n.out(0, binary(n, Op::Mul)); }
 void importDiv(NodeCtx &n) { n.out(0, binary(n, n.in(0)->dtype().isFloat() ? Op::Fdiv : Op::Idiv)); }
 
 /// fmod=1: C's fmod (the sign of the dividend); fmod=0: Python's % (the sign of the divisor), as numpy computes
-/// them: r = fmod(a, b); a nonzero r whose sign differs from b's gets b added; a zero r takes b's sign.
+/// them. Integers map to mod and floormod. Floats: r = fmod(a, b); for fmod=0 a nonzero r whose sign differs from
+/// b's gets b added, and a zero r takes b's sign.
 void importMod(NodeCtx &n) {
   const UOp *a = n.in(0), *b = n.in(1);
   bool fmod = n.attrInt("fmod", 0) != 0;
   DType d = a->dtype();
-  const UOp *zero = n.scalar(d, 0);
-  const UOp *r;
-  if (d.isFloat()) { // a - trunc(a / b) * b, and a itself when the quotient truncates to 0 (b = inf)
-    const UOp *q = n.unary(Op::Trunc, n.alu(Op::Fdiv, a, b));
-    r = n.where(n.alu(Op::Cmpeq, q, zero), a, n.alu(Op::Sub, a, n.alu(Op::Mul, q, b)));
-    r = n.where(n.alu(Op::Cmpeq, r, zero), n.alu(Op::Mul, a, zero), r); // fmod's zero has a's sign
-  } else {
-    r = n.alu(Op::Mod, a, b);
+  if (!d.isFloat()) {
+    n.out(0, n.alu(fmod ? Op::Mod : Op::Floormod, a, b));
+    return;
   }
+  const UOp *zero = n.scalar(d, 0);
+  // a - trunc(a / b) * b, and a itself when the quotient truncates to 0 (b = inf)
+  const UOp *q = n.unary(Op::Trunc, n.alu(Op::Fdiv, a, b));
+  const UOp *r = n.where(n.alu(Op::Cmpeq, q, zero), a, n.alu(Op::Sub, a, n.alu(Op::Mul, q, b)));
+  r = n.where(n.alu(Op::Cmpeq, r, zero), n.alu(Op::Mul, a, zero), r); // fmod's zero has a's sign
   if (!fmod) {
     const UOp *fix = n.alu(Op::And, n.alu(Op::Cmpne, r, zero),
                            n.alu(Op::Cmpne, n.alu(Op::Cmplt, r, zero), n.alu(Op::Cmplt, b, zero)));
     r = n.where(fix, n.alu(Op::Add, r, b), r);
-    if (d.isFloat()) // a zero result takes the divisor's sign
-      r = n.where(n.alu(Op::Cmpeq, r, zero), n.where(n.alu(Op::Cmplt, b, zero), n.scalar(d, -0.0), zero), r);
+    // a zero result takes the divisor's sign
+    r = n.where(n.alu(Op::Cmpeq, r, zero), n.where(n.alu(Op::Cmplt, b, zero), n.scalar(d, -0.0), zero), r);
   }
   n.out(0, r);
 }

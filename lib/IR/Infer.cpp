@@ -85,6 +85,7 @@ std::optional<DType> inferDType(Op op, std::span<const UOp *const> src, const Ar
   case Op::Cast:
   case Op::Bitcast:
   case Op::DefineGlobal:
+  case Op::DefineVar:
   case Op::DefineLocal:
   case Op::DefineReg:
   case Op::Buffer:

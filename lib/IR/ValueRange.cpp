@@ -244,6 +244,12 @@ std::optional<Interval> rangeOf(const UOp *u) {
     if (u->arg().isInt())
       return Interval{u->arg().getInt(), u->arg().getInt()};
     return std::nullopt;
+  case Op::DefineVar: {
+    const Arg &a = u->arg();
+    if (!a.isTuple() || a.getTuple().size() != 3 || !a.getTuple()[1].isInt() || !a.getTuple()[2].isInt())
+      return std::nullopt; // malformed: the verifier reports it
+    return Interval{a.getTuple()[1].getInt(), a.getTuple()[2].getInt()};
+  }
   case Op::Range:
   case Op::Special: {
     Interval end = of(u->src(0));

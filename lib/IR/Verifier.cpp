@@ -228,6 +228,25 @@ std::string checkTensorSink(const UOp *u) {
   return "";
 }
 
+/// define_var: a scalar integer with arg [name, lo, hi], lo <= hi, both values of the dtype.
+std::string checkDefineVar(const UOp *u) {
+  DType d = u->dtype();
+  if (!d.isInt() || d.isVector() || d.isPtr())
+    return "needs a scalar integer dtype, has " + dt(d);
+  const Arg &a = u->arg();
+  bool form = a.isTuple() && a.getTuple().size() == 3 && a.getTuple()[0].isString() && a.getTuple()[1].isInt() &&
+              a.getTuple()[2].isInt();
+  if (!form || a.getTuple()[0].getString().empty())
+    return "arg must be [\"name\", lo, hi]";
+  int64_t lo = a.getTuple()[1].getInt();
+  int64_t hi = a.getTuple()[2].getInt();
+  if (lo > hi)
+    return "bounds [" + std::to_string(lo) + ", " + std::to_string(hi) + "] are empty";
+  if (lo < dtypeMin(d) || hi > dtypeMax(d))
+    return "bounds [" + std::to_string(lo) + ", " + std::to_string(hi) + "] do not fit " + dt(d);
+  return "";
+}
+
 // --- kernel rules -------------------------------------------------------------------------------------------------
 
 bool isIntTupleOfSize(const Arg &a, size_t n) { return a.isIntTuple() && a.getTuple().size() == n; }
@@ -429,6 +448,7 @@ const std::vector<VerifyRule> &sharedRules() {
       {group::unary(), checkUnary},     {group::binary(), checkBinary},
       {group::ternary(), checkTernary}, {OpSet::ofGroup(OpGroup::Cast), checkCast},
       {{Op::Const}, checkConst},
+      {{Op::DefineVar}, checkDefineVar},
   };
   return rules;
 }

@@ -312,6 +312,7 @@ private:
       p.buffer = int(u->arg().getInt());
       return p;
     }
+    case Op::DefineVar: fail(where(u) + " is a variable: the interpreter takes no variable values yet");
     case Op::DefineReg:
     case Op::DefineLocal: {
       Val p;

@@ -23,6 +23,7 @@ P bools(P p) { return p.dclass(DClass::Bool); }
 
 const UOp *takeX(const Match &m) { return m["x"]; }
 const UOp *zero(const Match &m) { return m.ctx().constLikeInt(m.root(), 0); }
+const UOp *one(const Match &m) { return m.ctx().constLikeInt(m.root(), 1); }
 /// x / ±0 -> x * ±inf: equal for every x (±inf, or NaN for a zero or NaN x). Besides, LLVM 19's SelectionDAG
 /// treats a lane 0.0 / 0.0 of a vector division by a constant zero as undefined and drops a select mask that guards
 /// it (a padded division by zero came out NaN where the pad is 0); a multiply does not trip it.
@@ -163,6 +164,9 @@ std::vector<Rule> identityRules() {
       {ints(x % 1), zero, "x%1 -> 0"},
       {ints(x / 1), takeX, "x//1 -> x"},
       {ints(x % x), zero, "x%x -> 0  (x != 0 is required for the original to be defined)"},
+      {ints(x / x), one, "x//x -> 1  (likewise)"},
+      {ints(P::binary(Op::Floormod, x, x)), zero, "x floormod x -> 0"},
+      {ints(P::binary(Op::Floordiv, x, x)), one, "x floordiv x -> 1"},
       {ints(x ^ x), zero, "x^x -> 0"},
       {ints(x & 0), zero, "x&0 -> 0"},
       {ints(x | 0), takeX, "x|0 -> x"},

@@ -48,7 +48,7 @@ _ALU = {
     Ops.CMPEQ: "cmpeq", Ops.WHERE: "where", Ops.NEG: "neg", Ops.RECIPROCAL: "recip", Ops.EXP2: "exp2",
     Ops.LOG2: "log2", Ops.SIN: "sin", Ops.SQRT: "sqrt", Ops.TRUNC: "trunc", Ops.CDIV: "idiv", Ops.CMOD: "mod",
     Ops.AND: "and", Ops.OR: "or", Ops.XOR: "xor", Ops.SHL: "shl", Ops.SHR: "shr", Ops.POW: "pow",
-    Ops.FDIV: "fdiv", Ops.MULACC: "mulacc",
+    Ops.FDIV: "fdiv", Ops.MULACC: "mulacc", Ops.FLOORDIV: "floordiv", Ops.FLOORMOD: "floormod",
 }
 _IDENTITY = {Ops.COPY, Ops.CONTIGUOUS, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Ops.NOOP}
 _COMPARE = {Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ}
@@ -111,7 +111,7 @@ class _Writer:
             if u.op is Ops.CONST:
                 self.weak_names[key] = self.const(u, dtype)
             else:
-                single = u.op not in _ALU and u.op not in (Ops.CAST, Ops.BITCAST, Ops.FLOORDIV, Ops.FLOORMOD)
+                single = u.op not in _ALU and u.op not in (Ops.CAST, Ops.BITCAST)
                 self.node(u, dtype, self.weak(u.src[0], dtype) if single else None)
                 self.weak_names[key] = self.names.pop(u)
         return self.weak_names[key]
@@ -194,29 +194,11 @@ class _Writer:
             self.names[u] = self.emit(f"cast({self.operand(u, 0, dtype)}) : {dtype}{shape}")
         elif op is Ops.BITCAST:
             self.names[u] = self.emit(f"bitcast({self.operand(u, 0, dtype)}) : {dtype}{shape}")
-        elif op in (Ops.FLOORDIV, Ops.FLOORMOD):
-            self.names[u] = self.floor_div_mod(u, dtype, shape)
         elif op in _ALU:
             args = ", ".join(self.operand(u, i, dtype) for i in range(len(u.src)))
             self.names[u] = self.emit(f"{_ALU[op]}({args}) : {dtype}{shape}")
         else:
             raise ExportError(f"tinygrad op {op} has no tgc counterpart")
-
-
-    def floor_div_mod(self, u: UOp, dtype: str, shape: str) -> str:
-        """Floor division and modulo from the truncating ones: q - 1 and r + b where r != 0 and signs differ."""
-        a, b = self.operand(u, 0, dtype), self.operand(u, 1, dtype)
-        q = self.emit(f"idiv({a}, {b}) : {dtype}{shape}")
-        r = self.emit(f"mod({a}, {b}) : {dtype}{shape}")
-        zero = self.emit(f"const 0 : {dtype}[]")
-        nonzero = self.emit(f"cmpne({r}, {zero}) : bool{shape}")
-        signs = self.emit(f"cmpne({self.emit(f'cmplt({r}, {zero}) : bool{shape}')}, "
-                          f"{self.emit(f'cmplt({b}, {zero}) : bool{shape}')}) : bool{shape}")
-        fix = self.emit(f"and({nonzero}, {signs}) : bool{shape}")
-        if u.op is Ops.FLOORDIV:
-            one = self.emit(f"const 1 : {dtype}[]")
-            return self.emit(f"where({fix}, {self.emit(f'sub({q}, {one}) : {dtype}{shape}')}, {q}) : {dtype}{shape}")
-        return self.emit(f"where({fix}, {self.emit(f'add({r}, {b}) : {dtype}{shape}')}, {r}) : {dtype}{shape}")
 
 
 def _buffer_data(u: UOp) -> np.ndarray:

@@ -2,7 +2,8 @@
 // Random integer and float ALU expressions, evaluated exactly before and after simplify at many points.
 //===----------------------------------------------------------------------===//
 //
-// Variables are loop ranges (so simplify knows their bounds), shifted to take negative values too. The evaluator is
+// Variables are loop ranges and bound variables (define_var), so simplify knows their bounds; some take negative
+// values. The evaluator is
 // independent of the rewrite rules: it only calls Eval.h, the definition of each op. A point where the original
 // expression is undefined (division by zero, an out-of-range shift or conversion) is skipped: simplify may remove
 // undefined behaviour, never add it. The exhaustive case checks every point of small variables and runs for
@@ -32,7 +33,7 @@ std::optional<Arg> evaluate(const UOp *root, const Env &env) {
       val[u] = u->arg();
       continue;
     }
-    if (u->op() == Op::Range) {
+    if (u->op() == Op::Range || u->op() == Op::DefineVar) {
       val[u] = Arg(env.at(u));
       continue;
     }
@@ -73,15 +74,24 @@ public:
     return ctx_.constInt(d, interesting[pick(16)]);
   }
 
-  /// Three variables of at most `maxSize` values each; a signed one may be a range shifted down (x - k).
+  /// Three variables of at most `maxSize` values each: loop ranges, ranges shifted down (x - k), and bound
+  /// variables (define_var) whose bounds may be negative.
   void makeVars(DType d, int maxSize) {
     vars_.clear();
     ranges_.clear();
     for (int i = 0; i < 3; ++i) {
       int64_t end = 1 + pick(maxSize);
+      int kind = pick(3);
+      if (kind == 2) {
+        int64_t lo = d.isSigned() ? -pick(9) : pick(3);
+        const UOp *v = ctx_.make(Op::DefineVar, d, {}, Arg::tuple({"v" + std::to_string(i), lo, lo + end - 1}));
+        ranges_.push_back(v);
+        vars_.push_back(v);
+        continue;
+      }
       const UOp *r = ctx_.make(Op::Range, d, {ctx_.constInt(d, end)}, Arg::tuple({i, "loop"}));
       ranges_.push_back(r);
-      bool shift = d.isSigned() && pick(3) == 0;
+      bool shift = d.isSigned() && kind == 1;
       vars_.push_back(shift ? ctx_.alu(Op::Sub, {r, ctx_.constInt(d, 1 + pick(int(end)))}) : r);
     }
   }
@@ -185,23 +195,24 @@ public:
     for (const UOp *r : ranges_) {
       if (++env[r] <= r->vmax())
         return true;
-      env[r] = 0;
+      env[r] = r->vmin();
     }
     return false;
   }
   Env firstPoint() const {
     Env env;
     for (const UOp *r : ranges_)
-      env[r] = 0;
+      env[r] = r->vmin();
     return env;
   }
 
   Env randomPoint() {
     Env env;
     for (const UOp *v : ranges_) {
+      int64_t lo = v->vmin();
       int64_t hi = v->vmax();
       int r = pick(4);
-      env[v] = r == 0 ? 0 : r == 1 ? hi : std::uniform_int_distribution<int64_t>(0, hi)(rng_);
+      env[v] = r == 0 ? lo : r == 1 ? hi : std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
     }
     return env;
   }
