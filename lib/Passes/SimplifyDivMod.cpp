@@ -13,8 +13,9 @@
 //   nested sum: (y//a + k)//c = (y + k*a)//(a*c)
 //   by factor:  f | c with f a term's coefficient and x//f folding: x//c = (x//f)//(c/f), and
 //               x%c = ((x//f)%(c/f))*f + b where b = sum((f_i mod f) t_i) + k mod f lies in [0, f)
-//   remainder:  R = sum((f_i mod c) t_i) + k mod c: x//c = sum(f_i//c t_i) + k//c + R//c, x%c = R%c
-//               (R >= 0 for C division)
+//   remainder:  f_i = q_i*c + r_i, R = sum(r_i t_i) + k mod c: x//c = sum(q_i t_i) + k//c + R//c, x%c = R%c
+//               (C division: r_i = f_i mod c and R >= 0; floor division: q_i = f_i / c truncated, so only
+//               whole multiples of c move out)
 // A divisor y that is not a constant (y > 0) factors out of the terms that are multiples of it:
 //   (y*q + r)//y = q + r//y and (y*q + r)%y = r%y ; x//y = 0 and x%y = x when 0 <= x < y.
 
@@ -257,9 +258,12 @@ const UOp *remainderFold(const DivMod &d, const LinearSum &s) {
   LinearSum q{{}, floorDiv(s.constant, d.c), s.dtype};
   LinearSum r{{}, floorMod(s.constant, d.c), s.dtype};
   for (const LinearSum::Term &t : s.terms) {
-    if (int64_t a = floorDiv(t.coeff, d.c))
+    // C division needs R >= 0, so residues are taken in [0, c); floor division moves only whole multiples of c
+    // (|f| >= c), so a coefficient like -1 is not turned into 15 - 16
+    int64_t a = d.floor ? t.coeff / d.c : floorDiv(t.coeff, d.c);
+    if (a)
       q.terms.push_back({t.base, a});
-    if (int64_t b = floorMod(t.coeff, d.c))
+    if (int64_t b = t.coeff - a * d.c)
       r.terms.push_back({t.base, b});
   }
   if (q.terms.empty() && q.constant == 0)
