@@ -9,6 +9,8 @@
 #include "Runtime/Random.h"
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 #include <new>
 
 namespace tgc::interp {
@@ -23,6 +25,8 @@ std::string_view roleName(TensorSpec::Role r) {
     return "output";
   case TensorSpec::Role::InOut:
     return "buffer";
+  case TensorSpec::Role::Variable:
+    return "variable";
   }
   return "?";
 }
@@ -65,6 +69,27 @@ void kernelSignature(const UOp *root, std::vector<TensorSpec> &out) {
   for (const UOp *g : globals)
     out.push_back({"slot" + std::to_string(g->arg().getInt()), g->dtype().pointee(),
                    Shape{kernelBufferSize(root, g->arg().getInt())}, TensorSpec::Role::InOut});
+  std::map<std::string, const UOp *> vars;
+  for (const UOp *u : toposort(root)) {
+    if (u->op() != Op::DefineVar)
+      continue;
+    auto [it, fresh] = vars.emplace(u->arg().getTuple()[0].getString(), u);
+    if (!fresh && it->second != u)
+      fail("variable '" + it->first + "' is defined twice, with different bounds or dtypes");
+  }
+  for (const auto &[name, v] : vars)
+    out.push_back({name, dt::I64, Shape{}, TensorSpec::Role::Variable, v->vmin(), v->vmax()});
+}
+
+/// The value of a rank-0 integer array, sign- or zero-extended from its width.
+int64_t variableValue(const rt::Array &a) {
+  DType d = dtypeOf(a.type);
+  int64_t v = 0;
+  std::memcpy(&v, a.data.data(), std::min<size_t>(a.data.size(), sizeof v));
+  int bits = 8 * rt::elemSize(a.type);
+  if (bits < 64)
+    v = d.isSigned() ? (v << (64 - bits)) >> (64 - bits) : v & ((int64_t(1) << bits) - 1);
+  return v;
 }
 
 /// The root of a kernel graph is a sink; a bare expression is not something that can run.
@@ -81,6 +106,15 @@ void checkInputs(const std::vector<TensorSpec> &sig, const ArrayMap &inputs) {
     if (dtypeOf(a.type) != s.dtype)
       fail(std::string(roleName(s.role)) + " '" + s.name + "' has dtype " + std::string(rt::elemName(a.type)) +
            ", expected " + s.dtype.str());
+    if (s.role == TensorSpec::Role::Variable) {
+      if (!a.shape.empty())
+        fail("variable '" + s.name + "' needs one value (a rank-0 array), has shape " + rt::shapeString(a.shape));
+      int64_t v = variableValue(a);
+      if (v < s.lo || v > s.hi)
+        fail("variable '" + s.name + "' = " + std::to_string(v) + " is outside its bounds [" + std::to_string(s.lo) +
+             ", " + std::to_string(s.hi) + "]");
+      continue;
+    }
     bool bigEnough = s.role == TensorSpec::Role::InOut && a.shape.size() == 1 && a.shape[0] >= s.shape[0];
     if (a.shape != s.shape && !bigEnough)
       fail(std::string(roleName(s.role)) + " '" + s.name + "' has shape " + rt::shapeString(a.shape) +
@@ -141,7 +175,8 @@ bool run(const Module &m, const ArrayMap &inputs, ArrayMap &outputs, std::string
       }
       runKernel(m.root, bound);
       for (const TensorSpec &s : sig)
-        outputs[s.name] = buffers.at(s.name);
+        if (s.role != TensorSpec::Role::Variable)
+          outputs[s.name] = buffers.at(s.name);
     }
   } catch (const InterpError &e) {
     error = e.message;
@@ -158,6 +193,13 @@ rt::Array randomArray(const TensorSpec &spec, uint64_t seed) {
   a.type = *elemTypeOf(spec.dtype);
   a.shape = spec.shape;
   rt::fillRandom(a, seed, spec.name);
+  if (spec.role == TensorSpec::Role::Variable) { // a value within the bounds, from the random bits
+    uint64_t bits = 0;
+    std::memcpy(&bits, a.data.data(), std::min<size_t>(a.data.size(), sizeof bits));
+    uint64_t span = uint64_t(spec.hi) - uint64_t(spec.lo) + 1;
+    int64_t v = int64_t(uint64_t(spec.lo) + (span == 0 ? bits : bits % span));
+    std::memcpy(a.data.data(), &v, std::min<size_t>(a.data.size(), sizeof v));
+  }
   return a;
 }
 

@@ -22,18 +22,21 @@ namespace tgc::interp {
 
 /// One tensor at a program's boundary.
 struct TensorSpec {
-  enum class Role { Input, Weight, Output, InOut };
+  enum class Role { Input, Weight, Output, InOut, Variable };
   std::string name;
   DType dtype;
   Shape shape;
   Role role;
+  int64_t lo = 0; // a Variable's inclusive bounds; its value is a rank-0 array
+  int64_t hi = 0;
 };
 
 std::string_view roleName(TensorSpec::Role r);
 
 /// The inputs, weights and outputs of a module. Tensor graphs: input/weight/output nodes; programs: their named
 /// buffers; kernel graphs: every define_global, as an InOut named "slot<N>", sized by the largest index the kernel
-/// can use. Returns false with a one-line reason.
+/// can use, then every define_var by name, as a Variable (an i64 value, whatever the variable's width, so that
+/// lower-index does not change the signature). Returns false with a one-line reason.
 bool signature(const Module &m, std::vector<TensorSpec> &out, std::string &error);
 
 using ArrayMap = std::map<std::string, rt::Array>;

@@ -23,6 +23,7 @@
 #include "Passes/Linearize.h"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <map>
@@ -98,6 +99,22 @@ const TensorCore &wmmaShape(const UOp *u) {
 
 class Kernel {
 public:
+  /// A define_var's value: the bound memory of its name (an integer, see Interpreter.cpp's kernel signature).
+  int64_t variable(const UOp *u) {
+    const std::string &name = u->arg().getTuple()[0].getString();
+    for (const Memory &m : buffers_) {
+      if (m.name != name || m.count != 1 || !m.elem.isInt())
+        continue;
+      int64_t v = 0;
+      std::memcpy(&v, m.data, size_t(m.elem.itemSize()));
+      int bits = 8 * m.elem.itemSize();
+      if (bits < 64)
+        v = m.elem.isSigned() ? (v << (64 - bits)) >> (64 - bits) : v & ((int64_t(1) << bits) - 1);
+      return v;
+    }
+    fail(where(u) + " has no value");
+  }
+
   Kernel(const UOp *root, std::vector<Memory> &buffers) : buffers_(buffers) {
     nodes_ = toposort(root);
     size_t n = nodes_.size();
@@ -312,7 +329,7 @@ private:
       p.buffer = int(u->arg().getInt());
       return p;
     }
-    case Op::DefineVar: fail(where(u) + " is a variable: the interpreter takes no variable values yet");
+    case Op::DefineVar: return scalar(fromInt(variable(u), u->dtype()));
     case Op::DefineReg:
     case Op::DefineLocal: {
       Val p;

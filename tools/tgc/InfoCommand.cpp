@@ -36,11 +36,14 @@ int infoCommand(const InfoOptions &o) {
     j["file"] = m->fileName;
     j["stage"] = std::string(stageName(stage));
     j["weights_files"] = m->weightFiles;
-    for (const char *role : {"input", "weight", "output", "buffer"})
+    for (const char *role : {"input", "weight", "output", "buffer", "variable"})
       j[std::string(role) + "s"] = nlohmann::ordered_json::array();
-    for (const auto &s : sig)
-      j[std::string(interp::roleName(s.role)) + "s"].push_back(
-          {{"name", s.name}, {"dtype", s.dtype.str()}, {"shape", s.shape}});
+    for (const auto &s : sig) {
+      nlohmann::ordered_json e = {{"name", s.name}, {"dtype", s.dtype.str()}, {"shape", s.shape}};
+      if (s.role == interp::TensorSpec::Role::Variable)
+        e["bounds"] = {s.lo, s.hi};
+      j[std::string(interp::roleName(s.role)) + "s"].push_back(e);
+    }
     j["kernels"] = kernels;
     j["ops"] = ops;
     std::string text = j.dump(2) + "\n";
@@ -48,9 +51,13 @@ int infoCommand(const InfoOptions &o) {
     return 0;
   }
   std::string text = m->fileName + ": " + std::string(stageName(stage)) + " graph\n";
-  for (const auto &s : sig)
-    text +=
-        "  " + std::string(interp::roleName(s.role)) + " " + s.name + ": " + s.dtype.str() + shapeStr(s.shape) + "\n";
+  for (const auto &s : sig) {
+    text += "  " + std::string(interp::roleName(s.role)) + " " + s.name + ": ";
+    if (s.role == interp::TensorSpec::Role::Variable)
+      text += "integer in [" + std::to_string(s.lo) + ", " + std::to_string(s.hi) + "]\n";
+    else
+      text += s.dtype.str() + shapeStr(s.shape) + "\n";
+  }
   for (const std::string &w : m->weightFiles)
     text += "  weights file: " + w + "\n";
   if (stage == Stage::Program)
