@@ -4,8 +4,8 @@
 
 #include "IR/Eval.h"
 
-#include "Runtime/Half.h"
 #include "IR/UOp.h"
+#include "Runtime/Half.h"
 
 #include <bit>
 #include <cmath>
@@ -28,20 +28,14 @@ Arg intResult(u64 v, DType d) { return Arg(wrapInt(i64(v), d)); }
 std::optional<Arg> evalBool(Op op, std::span<const Arg> a) {
   auto b = [&](size_t i) { return a[i].getBool(); };
   switch (op) {
-  case Op::And:
-    return Arg(b(0) && b(1));
+  case Op::And: return Arg(b(0) && b(1));
   case Op::Or:
-  case Op::Max:
-    return Arg(b(0) || b(1));
+  case Op::Max: return Arg(b(0) || b(1));
   case Op::Xor:
-  case Op::Cmpne:
-    return Arg(b(0) != b(1));
-  case Op::Cmpeq:
-    return Arg(b(0) == b(1));
-  case Op::Cmplt:
-    return Arg(!b(0) && b(1));
-  default:
-    return std::nullopt;
+  case Op::Cmpne: return Arg(b(0) != b(1));
+  case Op::Cmpeq: return Arg(b(0) == b(1));
+  case Op::Cmplt: return Arg(!b(0) && b(1));
+  default: return std::nullopt;
   }
 }
 
@@ -51,12 +45,9 @@ std::optional<Arg> evalIntBinary(Op op, DType d, i64 x, i64 y) {
   u64 uy = upattern(y, d);
   int bits = d.bits();
   switch (op) {
-  case Op::Add:
-    return intResult(u64(x) + u64(y), d);
-  case Op::Sub:
-    return intResult(u64(x) - u64(y), d);
-  case Op::Mul:
-    return intResult(u64(x) * u64(y), d);
+  case Op::Add: return intResult(u64(x) + u64(y), d);
+  case Op::Sub: return intResult(u64(x) - u64(y), d);
+  case Op::Mul: return intResult(u64(x) * u64(y), d);
   case Op::Idiv:
     if (y == 0)
       return std::nullopt;
@@ -83,20 +74,13 @@ std::optional<Arg> evalIntBinary(Op op, DType d, i64 x, i64 y) {
     }
     return intResult(u64(op == Op::Floordiv ? q : r), d); // INT_MIN floordiv -1 wraps
   }
-  case Op::Max:
-    return Arg(sgn ? std::max(x, y) : i64(std::max(ux, uy) == ux ? x : y));
-  case Op::Cmplt:
-    return Arg(sgn ? x < y : ux < uy);
-  case Op::Cmpne:
-    return Arg(x != y);
-  case Op::Cmpeq:
-    return Arg(x == y);
-  case Op::And:
-    return intResult(u64(x) & u64(y), d);
-  case Op::Or:
-    return intResult(u64(x) | u64(y), d);
-  case Op::Xor:
-    return intResult(u64(x) ^ u64(y), d);
+  case Op::Max: return Arg(sgn ? std::max(x, y) : i64(std::max(ux, uy) == ux ? x : y));
+  case Op::Cmplt: return Arg(sgn ? x < y : ux < uy);
+  case Op::Cmpne: return Arg(x != y);
+  case Op::Cmpeq: return Arg(x == y);
+  case Op::And: return intResult(u64(x) & u64(y), d);
+  case Op::Or: return intResult(u64(x) | u64(y), d);
+  case Op::Xor: return intResult(u64(x) ^ u64(y), d);
   case Op::Shl:
     if (y < 0 || y >= bits)
       return std::nullopt;
@@ -105,8 +89,7 @@ std::optional<Arg> evalIntBinary(Op op, DType d, i64 x, i64 y) {
     if (y < 0 || y >= bits)
       return std::nullopt;
     return intResult(sgn ? u64(x >> y) : ux >> y, d);
-  default:
-    return std::nullopt;
+  default: return std::nullopt;
   }
 }
 
@@ -123,56 +106,24 @@ std::optional<Arg> evalFloat(Op op, DType d, std::span<const Arg> a) {
   auto f = [&](size_t i) { return a[i].getFloat(); };
   double r;
   switch (op) {
-  case Op::Exp2:
-    r = std::exp2(f(0));
-    break;
-  case Op::Log2:
-    r = std::log2(f(0));
-    break;
-  case Op::Sin:
-    r = std::sin(f(0));
-    break;
-  case Op::Sqrt:
-    r = std::sqrt(f(0));
-    break;
-  case Op::Recip:
-    r = 1.0 / f(0);
-    break;
-  case Op::Neg:
-    r = -f(0);
-    break;
-  case Op::Trunc:
-    r = std::trunc(f(0));
-    break;
-  case Op::Add:
-    r = f(0) + f(1);
-    break;
-  case Op::Sub:
-    r = f(0) - f(1);
-    break;
-  case Op::Mul:
-    r = f(0) * f(1);
-    break;
-  case Op::Fdiv:
-    r = f(0) / f(1);
-    break;
-  case Op::Max:
-    r = fmaximum(f(0), f(1));
-    break;
-  case Op::Pow:
-    r = std::pow(f(0), f(1));
-    break;
-  case Op::Mulacc:
-    r = roundToDType(f(0) * f(1), d) + f(2);
-    break;
-  case Op::Cmplt:
-    return Arg(f(0) < f(1));
-  case Op::Cmpne:
-    return Arg(f(0) != f(1));
-  case Op::Cmpeq:
-    return Arg(f(0) == f(1));
-  default:
-    return std::nullopt;
+  case Op::Exp2: r = std::exp2(f(0)); break;
+  case Op::Log2: r = std::log2(f(0)); break;
+  case Op::Sin: r = std::sin(f(0)); break;
+  case Op::Sqrt: r = std::sqrt(f(0)); break;
+  case Op::Recip: r = 1.0 / f(0); break;
+  case Op::Neg: r = -f(0); break;
+  case Op::Trunc: r = std::trunc(f(0)); break;
+  case Op::Add: r = f(0) + f(1); break;
+  case Op::Sub: r = f(0) - f(1); break;
+  case Op::Mul: r = f(0) * f(1); break;
+  case Op::Fdiv: r = f(0) / f(1); break;
+  case Op::Max: r = fmaximum(f(0), f(1)); break;
+  case Op::Pow: r = std::pow(f(0), f(1)); break;
+  case Op::Mulacc: r = roundToDType(f(0) * f(1), d) + f(2); break;
+  case Op::Cmplt: return Arg(f(0) < f(1));
+  case Op::Cmpne: return Arg(f(0) != f(1));
+  case Op::Cmpeq: return Arg(f(0) == f(1));
+  default: return std::nullopt;
   }
   return Arg(roundToDType(r, d));
 }
@@ -260,35 +211,23 @@ std::optional<Arg> evalCast(const Arg &v, DType from, DType to) {
 
 uint64_t valueBits(const Arg &v, DType d) {
   switch (d.scalar()) {
-  case Scalar::Bool:
-    return v.getBool();
-  case Scalar::F16:
-    return rt::floatToHalf(float(v.getFloat()));
-  case Scalar::BF16:
-    return rt::floatToBF16(float(v.getFloat()));
-  case Scalar::F32:
-    return std::bit_cast<uint32_t>(float(v.getFloat()));
-  case Scalar::F64:
-    return std::bit_cast<uint64_t>(v.getFloat());
-  default:
-    return upattern(v.getInt(), d);
+  case Scalar::Bool: return v.getBool();
+  case Scalar::F16: return rt::floatToHalf(float(v.getFloat()));
+  case Scalar::BF16: return rt::floatToBF16(float(v.getFloat()));
+  case Scalar::F32: return std::bit_cast<uint32_t>(float(v.getFloat()));
+  case Scalar::F64: return std::bit_cast<uint64_t>(v.getFloat());
+  default: return upattern(v.getInt(), d);
   }
 }
 
 Arg valueFromBits(uint64_t bits, DType d) {
   switch (d.scalar()) {
-  case Scalar::Bool:
-    return Arg(bits != 0);
-  case Scalar::F16:
-    return Arg(double(rt::halfToFloat(uint16_t(bits))));
-  case Scalar::BF16:
-    return Arg(double(rt::bf16ToFloat(uint16_t(bits))));
-  case Scalar::F32:
-    return Arg(double(std::bit_cast<float>(uint32_t(bits))));
-  case Scalar::F64:
-    return Arg(std::bit_cast<double>(bits));
-  default:
-    return Arg(wrapInt(i64(bits), d));
+  case Scalar::Bool: return Arg(bits != 0);
+  case Scalar::F16: return Arg(double(rt::halfToFloat(uint16_t(bits))));
+  case Scalar::BF16: return Arg(double(rt::bf16ToFloat(uint16_t(bits))));
+  case Scalar::F32: return Arg(double(std::bit_cast<float>(uint32_t(bits))));
+  case Scalar::F64: return Arg(std::bit_cast<double>(bits));
+  default: return Arg(wrapInt(i64(bits), d));
   }
 }
 

@@ -46,8 +46,7 @@ std::optional<DType> inferDType(Op op, std::span<const UOp *const> src, const Ar
       return std::nullopt;
     return dt::Bool.vec(d->lanes());
   }
-  case Op::Where:
-    return sameOperandDType(op, src, 1, err);
+  case Op::Where: return sameOperandDType(op, src, 1, err);
   case Op::Load:
     if (src.empty() || !src[0]->dtype().isPtr())
       break;
@@ -59,11 +58,9 @@ std::optional<DType> inferDType(Op op, std::span<const UOp *const> src, const Ar
   case Op::If:
   case Op::Endif:
   case Op::Linear:
-  case Op::Call:
-    return dt::Void;
+  case Op::Call: return dt::Void;
   case Op::Range:
-  case Op::Special:
-    return dt::Index;
+  case Op::Special: return dt::Index;
   case Op::Vectorize:
     if (src.empty())
       break;
@@ -73,8 +70,7 @@ std::optional<DType> inferDType(Op op, std::span<const UOp *const> src, const Ar
       break;
     return src[0]->dtype().element().vec(uint16_t(arg.getTuple().size()));
   case Op::Noop:
-  case Op::After:
-    return src.empty() ? dt::Void : src[0]->dtype();
+  case Op::After: return src.empty() ? dt::Void : src[0]->dtype();
   case Op::Wmma:
     if (src.size() != 4)
       break;
@@ -88,8 +84,7 @@ std::optional<DType> inferDType(Op op, std::span<const UOp *const> src, const Ar
   case Op::DefineVar:
   case Op::DefineLocal:
   case Op::DefineReg:
-  case Op::Buffer:
-    break;
+  case Op::Buffer: break;
   default:
     if (src.empty())
       break;
@@ -196,8 +191,8 @@ InferredShape movementShape(Op op, const UOp *x, const Arg &arg, const std::opti
     if (!declared)
       return {std::nullopt, "'reshape' needs its result shape in the type"};
     if (numelOf(*declared) != numelOf(in))
-      return {std::nullopt, "cannot reshape " + shapeStr(in) + " to " + shapeStr(*declared) +
-                                ": element counts differ"};
+      return {std::nullopt,
+              "cannot reshape " + shapeStr(in) + " to " + shapeStr(*declared) + ": element counts differ"};
     return {declared, ""};
   }
   case Op::Expand: {
@@ -253,8 +248,7 @@ InferredShape movementShape(Op op, const UOp *x, const Arg &arg, const std::opti
       return {std::nullopt, "'flip' needs a list of distinct axes as its arg"};
     return {in, ""};
   }
-  default:
-    return {std::nullopt, "not a movement op"};
+  default: return {std::nullopt, "not a movement op"};
   }
 }
 
@@ -287,18 +281,15 @@ InferredShape inferShapeOnly(Op op, DType dtype, std::span<const UOp *const> src
     if (!declared)
       return {std::nullopt, "'" + std::string(opName(op)) + "' needs a shape in its type, e.g. f32[4, 8]"};
     return {declared, ""};
-  case Op::Const:
-    return {declared, ""};
-  case Op::ReduceAxis:
-    return src.size() == 1 ? reduceAxisShape(src[0], arg) : InferredShape{};
+  case Op::Const: return {declared, ""};
+  case Op::ReduceAxis: return src.size() == 1 ? reduceAxisShape(src[0], arg) : InferredShape{};
   case Op::Contiguous:
   case Op::Copy:
   case Op::Output:
     if (src.size() != 1 || !src[0]->hasShape())
       return {std::nullopt, "'" + std::string(opName(op)) + "' needs a shaped (tensor) operand"};
     return {src[0]->shapeVec(), ""};
-  default:
-    return {std::nullopt, ""};
+  default: return {std::nullopt, ""};
   }
 }
 
@@ -315,8 +306,8 @@ InferredShape inferShape(Op op, DType dtype, std::span<const UOp *const> src, co
   if (!r.error.empty())
     return r;
   if (declared && !r.shape)
-    return {std::nullopt, "'" + std::string(opName(op)) + "' has no tensor shape here, but the type gives " +
-                              shapeStr(*declared)};
+    return {std::nullopt,
+            "'" + std::string(opName(op)) + "' has no tensor shape here, but the type gives " + shapeStr(*declared)};
   if (declared && *declared != *r.shape)
     return {std::nullopt, "the type gives shape " + shapeStr(*declared) + " but '" + std::string(opName(op)) +
                               "' produces " + shapeStr(*r.shape)};

@@ -44,9 +44,7 @@ ValueRange finish(Interval r, DType d) {
   return {true, int64_t(r.lo), int64_t(r.hi)};
 }
 
-Interval corners(i128 a, i128 b, i128 c, i128 d) {
-  return {std::min({a, b, c, d}), std::max({a, b, c, d})};
-}
+Interval corners(i128 a, i128 b, i128 c, i128 d) { return {std::min({a, b, c, d}), std::max({a, b, c, d})}; }
 
 i128 truncDiv(i128 a, i128 b) { return a / b; } // C++ division truncates
 
@@ -150,8 +148,7 @@ Interval compareRange(Op op, Interval a, Interval b) {
       return {0, 1};
     return op == Op::Cmpeq ? Interval{eq, eq} : Interval{1 - eq, 1 - eq};
   }
-  default:
-    return {0, 1};
+  default: return {0, 1};
   }
 }
 
@@ -200,36 +197,25 @@ std::optional<Interval> aluRange(const UOp *u) {
   Interval a = of(src[0]);
   Interval b = of(src[1]);
   switch (op) {
-  case Op::Add:
-    return Interval{a.lo + b.lo, a.hi + b.hi};
-  case Op::Sub:
-    return Interval{a.lo - b.hi, a.hi - b.lo};
-  case Op::Mul:
-    return corners(a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi);
+  case Op::Add: return Interval{a.lo + b.lo, a.hi + b.hi};
+  case Op::Sub: return Interval{a.lo - b.hi, a.hi - b.lo};
+  case Op::Mul: return corners(a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi);
   case Op::Mulacc: {
     Interval p = corners(a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi);
     Interval c = of(src[2]);
     return Interval{p.lo + c.lo, p.hi + c.hi};
   }
-  case Op::Idiv:
-    return divRange(a, b);
-  case Op::Mod:
-    return modRange(a, b);
-  case Op::Floordiv:
-    return floorDivRange(a, b);
-  case Op::Floormod:
-    return floorModRange(a, b);
-  case Op::Max:
-    return Interval{std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
+  case Op::Idiv: return divRange(a, b);
+  case Op::Mod: return modRange(a, b);
+  case Op::Floordiv: return floorDivRange(a, b);
+  case Op::Floormod: return floorModRange(a, b);
+  case Op::Max: return Interval{std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
   case Op::And:
   case Op::Or:
-  case Op::Xor:
-    return bitRange(op, a, b, isBool);
+  case Op::Xor: return bitRange(op, a, b, isBool);
   case Op::Shl:
-  case Op::Shr:
-    return shiftRange(op, a, b, u->dtype().bits());
-  default:
-    return std::nullopt;
+  case Op::Shr: return shiftRange(op, a, b, u->dtype().bits());
+  default: return std::nullopt;
   }
 }
 
@@ -268,8 +254,7 @@ std::optional<Interval> rangeOf(const UOp *u) {
   case Op::Contiguous:
   case Op::Copy:
   case Op::Output:
-  case Op::Gep:
-    return of(u->src(0));
+  case Op::Gep: return of(u->src(0));
   case Op::Pad: {
     Interval a = of(u->src(0));
     return Interval{std::min<i128>(a.lo, 0), std::max<i128>(a.hi, 0)};

@@ -447,8 +447,7 @@ const std::vector<VerifyRule> &sharedRules() {
   static const std::vector<VerifyRule> rules = {
       {group::unary(), checkUnary},     {group::binary(), checkBinary},
       {group::ternary(), checkTernary}, {OpSet::ofGroup(OpGroup::Cast), checkCast},
-      {{Op::Const}, checkConst},
-      {{Op::DefineVar}, checkDefineVar},
+      {{Op::Const}, checkConst},        {{Op::DefineVar}, checkDefineVar},
   };
   return rules;
 }

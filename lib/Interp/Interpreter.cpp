@@ -17,16 +17,11 @@ namespace tgc::interp {
 
 std::string_view roleName(TensorSpec::Role r) {
   switch (r) {
-  case TensorSpec::Role::Input:
-    return "input";
-  case TensorSpec::Role::Weight:
-    return "weight";
-  case TensorSpec::Role::Output:
-    return "output";
-  case TensorSpec::Role::InOut:
-    return "buffer";
-  case TensorSpec::Role::Variable:
-    return "variable";
+  case TensorSpec::Role::Input: return "input";
+  case TensorSpec::Role::Weight: return "weight";
+  case TensorSpec::Role::Output: return "output";
+  case TensorSpec::Role::InOut: return "buffer";
+  case TensorSpec::Role::Variable: return "variable";
   }
   return "?";
 }
@@ -52,7 +47,7 @@ void programSignature(const UOp *root, std::vector<TensorSpec> &out) {
     const std::string &kind = t[2].getString();
     if (kind == "temp")
       continue;
-    auto role = kind == "input" ? TensorSpec::Role::Input
+    auto role = kind == "input"    ? TensorSpec::Role::Input
                 : kind == "weight" ? TensorSpec::Role::Weight
                                    : TensorSpec::Role::Output;
     out.push_back({t[3].getString(), u->dtype().pointee(), t[4].intTuple(), role});
@@ -117,8 +112,8 @@ void checkInputs(const std::vector<TensorSpec> &sig, const ArrayMap &inputs) {
     }
     bool bigEnough = s.role == TensorSpec::Role::InOut && a.shape.size() == 1 && a.shape[0] >= s.shape[0];
     if (a.shape != s.shape && !bigEnough)
-      fail(std::string(roleName(s.role)) + " '" + s.name + "' has shape " + rt::shapeString(a.shape) +
-           ", expected " + shapeStr(s.shape));
+      fail(std::string(roleName(s.role)) + " '" + s.name + "' has shape " + rt::shapeString(a.shape) + ", expected " +
+           shapeStr(s.shape));
   }
 }
 

@@ -28,9 +28,7 @@ bool isNot(const UOp *u, const UOp *of) {
 }
 
 /// where(a, where(b, c, d), d) -> where(a & b, c, d)
-const UOp *nestedSameFalse(const Match &m) {
-  return where(m.ctx().alu(Op::And, {m["a"], m["b"]}), m["c"], m["d"]);
-}
+const UOp *nestedSameFalse(const Match &m) { return where(m.ctx().alu(Op::And, {m["a"], m["b"]}), m["c"], m["d"]); }
 
 /// where(a, c, where(b, c, d)) -> where(a | b, c, d)
 const UOp *nestedSameTrue(const Match &m) { return where(m.ctx().alu(Op::Or, {m["a"], m["b"]}), m["c"], m["d"]); }
@@ -124,8 +122,8 @@ const UOp *conditionInBranches(const Match &m) {
 }
 
 bool totalOp(Op op) {
-  static const OpSet total = {Op::Add, Op::Sub, Op::Mul, Op::Max, Op::And, Op::Or, Op::Xor, Op::Cmplt, Op::Cmpne,
-                              Op::Cmpeq};
+  static const OpSet total = {Op::Add, Op::Sub, Op::Mul,   Op::Max,   Op::And,
+                              Op::Or,  Op::Xor, Op::Cmplt, Op::Cmpne, Op::Cmpeq};
   return total.contains(op);
 }
 
@@ -166,8 +164,8 @@ bool mergeSelectPair(LinearSum &s) {
       if (!trueConst && !falseConst && !complementary)
         continue;
       Context &ctx = a->ctx();
-      s.terms[i].base = where(a->src(0), ctx.alu(Op::Add, {a->src(1), b->src(1)}),
-                              ctx.alu(Op::Add, {a->src(2), b->src(2)}));
+      s.terms[i].base =
+          where(a->src(0), ctx.alu(Op::Add, {a->src(1), b->src(1)}), ctx.alu(Op::Add, {a->src(2), b->src(2)}));
       s.terms.erase(s.terms.begin() + std::ptrdiff_t(j));
       return true;
     }

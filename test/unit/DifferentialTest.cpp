@@ -100,8 +100,8 @@ public:
   const UOp *intExpr(DType d, int depth) {
     if (depth == 0 || pick(5) == 0)
       return pick(3) ? vars_[size_t(pick(3))] : intConst(d);
-    static const Op binary[] = {Op::Add, Op::Sub, Op::Mul, Op::Idiv,     Op::Mod, Op::Floordiv, Op::Floormod,
-                                Op::Max, Op::And, Op::Or,  Op::Xor,      Op::Shl, Op::Shr};
+    static const Op binary[] = {Op::Add, Op::Sub, Op::Mul, Op::Idiv, Op::Mod, Op::Floordiv, Op::Floormod,
+                                Op::Max, Op::And, Op::Or,  Op::Xor,  Op::Shl, Op::Shr};
     int kind = pick(11);
     if (kind == 10)
       return shapedExpr(d, depth);
@@ -109,8 +109,8 @@ public:
       Op op = binary[pick(13)];
       const UOp *a = intExpr(d, depth - 1);
       // divisors and shift amounts are mostly constants, as in index arithmetic
-      bool constRhs = op == Op::Idiv || op == Op::Mod || op == Op::Floordiv || op == Op::Floormod ||
-                      op == Op::Shl || op == Op::Shr || op == Op::Mul;
+      bool constRhs = op == Op::Idiv || op == Op::Mod || op == Op::Floordiv || op == Op::Floormod || op == Op::Shl ||
+                      op == Op::Shr || op == Op::Mul;
       const UOp *b = constRhs && pick(4) ? intConst(d) : intExpr(d, depth - 1);
       if ((op == Op::Shl || op == Op::Shr) && b->isConst())
         b = ctx_.constInt(d, pick(d.bits()));
@@ -137,8 +137,7 @@ public:
     switch (pick(6)) {
     case 0: return ctx_.alu(Op::Where, {ctx_.alu(Op::Cmplt, {a, b}), b, a});
     case 1: return ctx_.alu(Op::Where, {c, ctx_.alu(Op::Where, {boolExpr(d, depth - 1), a, b}), b});
-    case 2:
-      return ctx_.alu(Op::Add, {ctx_.alu(Op::Where, {c, a, zero}), ctx_.alu(Op::Where, {c, zero, b})});
+    case 2: return ctx_.alu(Op::Add, {ctx_.alu(Op::Where, {c, a, zero}), ctx_.alu(Op::Where, {c, zero, b})});
     case 3: {
       Op div = pick(2) ? Op::Idiv : Op::Floordiv;
       const UOp *inner = ctx_.alu(Op::Add, {ctx_.alu(div, {a, intConst(d)}), intConst(d)});
