@@ -76,14 +76,10 @@ void kernelSignature(const UOp *root, std::vector<TensorSpec> &out) {
     out.push_back({name, dt::I64, Shape{}, TensorSpec::Role::Variable, v->vmin(), v->vmax()});
 }
 
-/// The value of a rank-0 integer array, sign- or zero-extended from its width.
+/// The value of a variable's rank-0 i64 array (checkInputs has checked its dtype).
 int64_t variableValue(const rt::Array &a) {
-  DType d = dtypeOf(a.type);
   int64_t v = 0;
   std::memcpy(&v, a.data.data(), std::min<size_t>(a.data.size(), sizeof v));
-  int bits = 8 * rt::elemSize(a.type);
-  if (bits < 64)
-    v = d.isSigned() ? (v << (64 - bits)) >> (64 - bits) : v & ((int64_t(1) << bits) - 1);
   return v;
 }
 

@@ -99,17 +99,14 @@ const TensorCore &wmmaShape(const UOp *u) {
 
 class Kernel {
 public:
-  /// A define_var's value: the bound memory of its name (an integer, see Interpreter.cpp's kernel signature).
+  /// A define_var's value: the bound memory of its name, one i64 (Interpreter.cpp's kernel signature).
   int64_t variable(const UOp *u) {
     const std::string &name = u->arg().getTuple()[0].getString();
     for (const Memory &m : buffers_) {
-      if (m.name != name || m.count != 1 || !m.elem.isInt())
+      if (m.name != name || m.count != 1 || m.elem != dt::I64)
         continue;
       int64_t v = 0;
-      std::memcpy(&v, m.data, size_t(m.elem.itemSize()));
-      int bits = 8 * m.elem.itemSize();
-      if (bits < 64)
-        v = m.elem.isSigned() ? (v << (64 - bits)) >> (64 - bits) : v & ((int64_t(1) << bits) - 1);
+      std::memcpy(&v, m.data, sizeof v);
       return v;
     }
     fail(where(u) + " has no value");

@@ -32,6 +32,7 @@
 #include "Passes/OptAction.h"
 #include "Passes/Pass.h"
 #include "Passes/ProgramInfo.h"
+#include "Passes/SimplifyRules.h"
 
 #include <algorithm>
 #include <limits>
@@ -67,10 +68,8 @@ std::optional<int64_t> evalNode(const UOp *u, const Values &values,
   case Op::Mul: return wrap(uint64_t(a) * uint64_t(b));
   case Op::Idiv: return divisible ? std::optional<int64_t>(a / b) : std::nullopt;
   case Op::Mod: return divisible ? std::optional<int64_t>(a % b) : std::nullopt;
-  case Op::Floordiv:
-    return divisible ? std::optional<int64_t>(a / b - (a % b != 0 && (a < 0) != (b < 0))) : std::nullopt;
-  case Op::Floormod:
-    return divisible ? std::optional<int64_t>(a % b + (a % b != 0 && (a < 0) != (b < 0) ? b : 0)) : std::nullopt;
+  case Op::Floordiv: return divisible ? std::optional<int64_t>(simplify::floorDiv(a, b)) : std::nullopt;
+  case Op::Floormod: return divisible ? std::optional<int64_t>(simplify::floorMod(a, b)) : std::nullopt;
   case Op::Max: return std::max(a, b);
   default: return std::nullopt;
   }

@@ -228,8 +228,7 @@ const UOp *byFactor(const DivMod &d, const LinearSum &s) {
     if (f <= 1 || f >= d.c || d.c % f != 0)
       continue;
     const UOp *inner = divide(d, true, d.x, f);
-    auto innerDiv = readDivMod(inner);
-    const UOp *folded = innerDiv ? foldConstDivisor(*innerDiv) : nullptr;
+    const UOp *folded = foldConstDivisor(DivMod{inner, d.x, f, true, d.floor});
     if (!folded || folded == inner || divisions(folded) >= divisions(inner))
       continue;
     const UOp *r = nullptr;
