@@ -7,6 +7,7 @@
 #include "IR/Infer.h"
 #include "IR/Lexer.h"
 #include "IR/Sugar.h"
+#include "IR/SymbolicDims.h"
 
 #include <algorithm>
 #include <limits>
@@ -90,6 +91,7 @@ private:
     Arg tag;
     std::optional<DType> dtype;
     std::optional<Shape> shape;
+    std::vector<const UOp *> dimVars; // per axis of `shape` when one is a variable, else empty
     Loc typeLoc;
   };
 
@@ -131,11 +133,12 @@ private:
   bool parseIdentArg(Arg &out);
   bool parseType(Statement &st);
   bool parseDType(DType &out);
-  bool parseShape(Shape &out);
+  bool parseShape(Shape &out, std::vector<const UOp *> &vars);
   bool build(Statement &st);
   void locateNew(const UOp *u, const Loc &loc, int depth);
   static void roundConstLiteral(Statement &st, DType dtype);
   void warnUnreachable();
+  bool bindVariable(const UOp *u, const Statement &st);
 
   Context &ctx_;
   Lexer lex_;
@@ -145,6 +148,7 @@ private:
   Token tok_;
   Module module_;
   std::unordered_map<std::string, std::pair<const UOp *, Loc>> values_;
+  std::unordered_map<std::string, const UOp *> variables_; // define_var nodes by variable name
   std::vector<std::pair<const UOp *, Statement>> statements_;
   const UOp *last_ = nullptr;
 };
@@ -322,7 +326,7 @@ bool Parser::parseType(Statement &st) {
   st.dtype = d;
   if (tok_.kind == Tok::LBracket) {
     Shape s;
-    if (!parseShape(s))
+    if (!parseShape(s, st.dimVars))
       return false;
     st.shape = std::move(s);
   }
@@ -370,17 +374,30 @@ bool Parser::parseDType(DType &out) {
   return true;
 }
 
-/// shape ::= '[' [int (',' int)*] ']'
-bool Parser::parseShape(Shape &out) {
+/// shape ::= '[' [dim (',' dim)*] ']'     dim ::= int | variable name (of a define_var above)
+bool Parser::parseShape(Shape &out, std::vector<const UOp *> &vars) {
   advance();
   while (tok_.kind != Tok::RBracket) {
-    if (tok_.kind != Tok::Int)
-      return errorHere("expected a dimension (integer), found " + describe(tok_));
-    if (tok_.intValue < 0)
-      return errorHere("dimensions must not be negative");
     if (out.size() >= 64)
       return errorHere("too many dimensions (at most 64)");
-    out.push_back(tok_.intValue);
+    if (tok_.kind == Tok::Ident) {
+      auto it = variables_.find(tok_.text);
+      if (it == variables_.end())
+        return errorHere("unknown variable '" + tok_.text + "' in shape (define it with define_var first)");
+      if (it->second->dtype() != dt::Index)
+        return errorHere("variable '" + tok_.text + "' must have dtype index to be a dimension");
+      if (varMin(it->second) < 0)
+        return errorHere("variable '" + tok_.text + "' may be negative, so it cannot be a dimension");
+      vars.resize(out.size(), nullptr);
+      vars.push_back(it->second);
+      out.push_back(varMax(it->second));
+    } else if (tok_.kind != Tok::Int) {
+      return errorHere("expected a dimension (integer or variable), found " + describe(tok_));
+    } else if (tok_.intValue < 0) {
+      return errorHere("dimensions must not be negative");
+    } else {
+      out.push_back(tok_.intValue);
+    }
     advance();
     if (tok_.kind == Tok::RBracket)
       break;
@@ -388,6 +405,8 @@ bool Parser::parseShape(Shape &out) {
       return false;
   }
   advance();
+  if (!vars.empty())
+    vars.resize(out.size(), nullptr);
   return true;
 }
 
@@ -424,9 +443,12 @@ bool Parser::build(Statement &st) {
   }
   roundConstLiteral(st, dtype);
   BuildErrorSite site;
-  const UOp *u = buildNode(ctx_, st.op, st.src, st.arg, dtype, st.shape, err, &site, st.tag);
+  const UOp *u = buildNode(ctx_, st.op, st.src, st.arg, dtype, st.shape, err, &site, st.tag, st.dimVars);
   if (!u)
     return error(site == BuildErrorSite::Type ? st.typeLoc : st.opLoc, err);
+  if (u->op() == Op::DefineVar && u->arg().isTuple() && !u->arg().getTuple().empty() &&
+      u->arg().getTuple()[0].isString() && !bindVariable(u, st))
+    return false;
   auto prev = values_.find(st.name);
   if (prev != values_.end()) {
     error(st.loc, "redefinition of '%" + st.name + "'");
@@ -440,12 +462,25 @@ bool Parser::build(Statement &st) {
   return true;
 }
 
+/// A define_var's name can be used in shapes below it; one name, one variable.
+bool Parser::bindVariable(const UOp *u, const Statement &st) {
+  std::string err = checkDefineVarArg(u);
+  if (!err.empty())
+    return error(st.opLoc, err);
+  auto [it, isNew] = variables_.emplace(varName(u), u);
+  if (!isNew && it->second != u)
+    return error(st.opLoc, "variable '" + varName(u) + "' is already defined with other bounds or dtype");
+  return true;
+}
+
 void Parser::warnUnreachable() {
   if (!last_)
     return;
   std::unordered_set<const UOp *> live;
-  for (const UOp *u : toposort(last_))
+  for (const UOp *u : toposort(last_)) {
     live.insert(u);
+    live.insert(u->dimVars().begin(), u->dimVars().end());
+  }
   for (const auto &[u, st] : statements_)
     if (!live.count(u))
       diags_.warning(st.loc, "'%" + st.name + "' is not used by the result (the last statement); it is dropped");

@@ -4,6 +4,7 @@
 
 #include "IR/Infer.h"
 #include "IR/Module.h"
+#include "IR/SymbolicDims.h"
 
 #include <cstdint>
 #include <unordered_map>
@@ -25,7 +26,7 @@ std::string constArgStr(const UOp *u) {
 std::string typeStr(const UOp *u) {
   std::string s = u->dtype().str();
   if (u->hasShape())
-    s += shapeStr(u->shape());
+    s += u->hasDimVars() ? symbolicShapeStr(u) : shapeStr(u->shape());
   return s;
 }
 
@@ -58,8 +59,11 @@ std::string printGraph(const UOp *root, bool ranges) {
   std::string out;
   std::unordered_map<const UOp *, size_t> names;
   for (const UOp *u : toposort(root)) {
-    names.emplace(u, names.size());
-    printNode(out, u, names, ranges);
+    for (const UOp *v : u->dimVars()) // a variable's definition comes before the first shape naming it
+      if (v && names.emplace(v, names.size()).second)
+        printNode(out, v, names, ranges);
+    if (names.emplace(u, names.size()).second)
+      printNode(out, u, names, ranges);
   }
   return out;
 }

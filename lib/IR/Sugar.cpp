@@ -5,6 +5,7 @@
 #include "IR/Sugar.h"
 
 #include "IR/Infer.h"
+#include "IR/SymbolicDims.h"
 
 #include <algorithm>
 
@@ -138,7 +139,8 @@ std::optional<Desugared> desugar(Context &ctx, Op op, std::vector<const UOp *> s
 }
 
 const UOp *buildNode(Context &ctx, Op op, std::vector<const UOp *> src, Arg arg, std::optional<DType> dtype,
-                     const std::optional<Shape> &shape, std::string &err, BuildErrorSite *site, Arg tag) {
+                     const std::optional<Shape> &shape, std::string &err, BuildErrorSite *site, Arg tag,
+                     std::span<const UOp *const> dimVars) {
   auto fail = [&](BuildErrorSite where, std::string message) -> const UOp * {
     if (site)
       *site = where;
@@ -160,9 +162,17 @@ const UOp *buildNode(Context &ctx, Op op, std::vector<const UOp *> src, Arg arg,
   if (sugar->reshapeResult && shape && *shape != *sugar->reshapeResult)
     return fail(BuildErrorSite::Type, "the type gives shape " + shapeStr(*shape) + " but '" + std::string(opName(op)) +
                                           "' produces " + shapeStr(*sugar->reshapeResult));
-  const UOp *u = ctx.make(op, *dtype, sugar->src, sugar->arg, inferred.shape, std::move(tag));
+  bool takesVars = op == Op::Input || op == Op::Weight || op == Op::Const || op == Op::Expand;
+  const UOp *u = ctx.make(op, *dtype, sugar->src, sugar->arg, inferred.shape, std::move(tag),
+                          takesVars && !sugar->reshapeResult ? dimVars : std::span<const UOp *const>{});
   if (sugar->reshapeResult)
     u = ctx.make(Op::Reshape, *dtype, {u}, Arg(), *sugar->reshapeResult);
+  bool sameVars = std::equal(dimVars.begin(), dimVars.end(), u->dimVars().begin(), u->dimVars().end());
+  if (shape && !sameVars)
+    return fail(BuildErrorSite::Type, "the type gives shape " + symbolicShape(*shape, dimVars) + " but '" +
+                                          std::string(opName(op)) + "' produces " + symbolicShapeStr(u));
+  if (std::string e = u->hasShape() ? checkDimVars(u) : ""; !e.empty())
+    return fail(BuildErrorSite::Op, e);
   return u;
 }
 

@@ -35,8 +35,11 @@ enum class BuildErrorSite { Op, Type };
 /// Make a tensor- or kernel-level node the way the parser does: the dtype inferred unless given, the operand count
 /// checked, the conveniences desugared, the shape inferred (or the given one checked). nullptr with `err` (and
 /// `site`) set when something does not fit. Every frontend builds nodes through this.
+/// `dimVars` gives the variable of each axis of `shape` (empty: none): inputs, constants and expands take them as
+/// given; for other ops they must agree with what the operands give (SymbolicDims.h).
 const UOp *buildNode(Context &ctx, Op op, std::vector<const UOp *> src, Arg arg, std::optional<DType> dtype,
-                     const std::optional<Shape> &shape, std::string &err, BuildErrorSite *site = nullptr, Arg tag = {});
+                     const std::optional<Shape> &shape, std::string &err, BuildErrorSite *site = nullptr, Arg tag = {},
+                     std::span<const UOp *const> dimVars = {});
 
 /// The numpy broadcast of two shapes (trailing axes aligned, 1 stretches), nullopt when they do not broadcast.
 std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b);

@@ -5,8 +5,10 @@
 #include "IR/UOp.h"
 
 #include "IR/Infer.h"
+#include "IR/SymbolicDims.h"
 #include "IR/ValueRange.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -69,6 +71,10 @@ bool UOp::structuralLess(const UOp *a, const UOp *b) {
     for (int i = 0; i < a->rank_; ++i)
       if (a->shape_[i] != b->shape_[i])
         return a->shape_[i] < b->shape_[i];
+    for (int i = 0; i < a->rank_ && (a->vars_ || b->vars_); ++i)
+      if (a->dimVar(size_t(i)) != b->dimVar(size_t(i)))
+        return a->dimVar(size_t(i)) == nullptr ||
+               (b->dimVar(size_t(i)) != nullptr && a->dimVar(size_t(i))->id() < b->dimVar(size_t(i))->id());
     if (a->nsrc_ != b->nsrc_)
       return a->nsrc_ < b->nsrc_;
     size_t i = 0;
@@ -119,7 +125,7 @@ const UOp *const *Context::storeSrc(std::span<const UOp *const> src) {
 }
 
 static uint64_t nodeHash(Op op, DType dtype, std::span<const UOp *const> src, const Arg &arg,
-                         const std::optional<Shape> &shape, const Arg &tag) {
+                         const std::optional<Shape> &shape, const Arg &tag, std::span<const UOp *const> vars) {
   uint64_t h = hashCombine(uint64_t(op), dtype.bitsKey());
   h = hashCombine(h, arg.hash());
   h = hashCombine(h, tag.hash());
@@ -130,12 +136,16 @@ static uint64_t nodeHash(Op op, DType dtype, std::span<const UOp *const> src, co
   }
   for (const UOp *s : src)
     h = hashCombine(h, s->hash());
+  for (const UOp *v : vars)
+    h = hashCombine(h, v ? v->hash() : 0x9e37);
   return h;
 }
 
 static bool sameNode(const UOp *u, Op op, DType dtype, std::span<const UOp *const> src, const Arg &arg,
-                     const std::optional<Shape> &shape, const Arg &tag) {
+                     const std::optional<Shape> &shape, const Arg &tag, std::span<const UOp *const> vars) {
   if (u->op() != op || u->dtype() != dtype || u->numSrc() != src.size())
+    return false;
+  if (!std::equal(vars.begin(), vars.end(), u->dimVars().begin(), u->dimVars().end()))
     return false;
   if (u->hasShape() != shape.has_value())
     return false;
@@ -148,14 +158,22 @@ static bool sameNode(const UOp *u, Op op, DType dtype, std::span<const UOp *cons
 }
 
 const UOp *Context::make(Op op, DType dtype, std::span<const UOp *const> src, Arg arg,
-                         const std::optional<Shape> &shape, Arg tag) {
+                         const std::optional<Shape> &shape, Arg tag, std::span<const UOp *const> dimVars) {
   for (const UOp *s : src)
     if (s == nullptr || &s->ctx() != this)
       internalError(std::string("operand of '") + std::string(opName(op)) + "' is null or from another context");
-  uint64_t h = nodeHash(op, dtype, src, arg, shape, tag);
+  std::vector<const UOp *> derived;
+  if (dimVars.empty() && shape)
+    derived = deriveDimVars(op, src, arg, *shape);
+  else if (!shape || std::all_of(dimVars.begin(), dimVars.end(), [](const UOp *v) { return v == nullptr; }))
+    dimVars = {};
+  std::span<const UOp *const> vars = dimVars.empty() ? std::span<const UOp *const>(derived) : dimVars;
+  if (!vars.empty() && vars.size() != shape->size())
+    internalError(std::string("'") + std::string(opName(op)) + "': one dimension variable per axis expected");
+  uint64_t h = nodeHash(op, dtype, src, arg, shape, tag, vars);
   auto range = table_.equal_range(h);
   for (auto it = range.first; it != range.second; ++it)
-    if (sameNode(it->second, op, dtype, src, arg, shape, tag))
+    if (sameNode(it->second, op, dtype, src, arg, shape, tag, vars))
       return it->second;
   UOp &u = nodes_.emplace_back(UOp());
   u.op_ = op;
@@ -164,6 +182,7 @@ const UOp *Context::make(Op op, DType dtype, std::span<const UOp *const> src, Ar
   u.src_ = storeSrc(src);
   u.rank_ = shape ? int32_t(shape->size()) : -1;
   u.shape_ = shape ? internShape(*shape) : nullptr;
+  u.vars_ = storeSrc(vars);
   u.arg_ = std::move(arg);
   u.tag_ = std::move(tag);
   u.hash_ = h;
@@ -186,25 +205,25 @@ static std::optional<Shape> shapeOf(const UOp *u) {
 const UOp *Context::withSrc(const UOp *u, std::span<const UOp *const> src) {
   if (src.size() == u->numSrc() && std::equal(src.begin(), src.end(), u->src().begin()))
     return u;
-  return make(u->op(), u->dtype(), src, u->arg(), shapeOf(u), u->tag());
+  return make(u->op(), u->dtype(), src, u->arg(), shapeOf(u), u->tag(), u->dimVars());
 }
 
 const UOp *Context::withArg(const UOp *u, Arg arg) {
   if (arg == u->arg())
     return u;
-  return make(u->op(), u->dtype(), u->src(), std::move(arg), shapeOf(u), u->tag());
+  return make(u->op(), u->dtype(), u->src(), std::move(arg), shapeOf(u), u->tag(), u->dimVars());
 }
 
 const UOp *Context::withTag(const UOp *u, Arg tag) {
   if (tag == u->tag())
     return u;
-  return make(u->op(), u->dtype(), u->src(), u->arg(), shapeOf(u), std::move(tag));
+  return make(u->op(), u->dtype(), u->src(), u->arg(), shapeOf(u), std::move(tag), u->dimVars());
 }
 
 const UOp *Context::withDType(const UOp *u, DType dtype) {
   if (dtype == u->dtype())
     return u;
-  return make(u->op(), dtype, u->src(), u->arg(), shapeOf(u), u->tag());
+  return make(u->op(), dtype, u->src(), u->arg(), shapeOf(u), u->tag(), u->dimVars());
 }
 
 static Arg constArg(DType dtype, double value) {
@@ -229,10 +248,13 @@ const UOp *Context::constInt(DType dtype, int64_t value, const std::optional<Sha
   return make(Op::Const, dtype, {}, Arg(roundToDType(double(value), e)), shape);
 }
 
-const UOp *Context::constLike(const UOp *like, double value) { return constant(like->dtype(), value, shapeOf(like)); }
+const UOp *Context::constLike(const UOp *like, double value) {
+  return make(Op::Const, like->dtype(), {}, constArg(like->dtype(), value), shapeOf(like), {}, like->dimVars());
+}
 
 const UOp *Context::constLikeInt(const UOp *like, int64_t value) {
-  return constInt(like->dtype(), value, shapeOf(like));
+  const UOp *c = constInt(like->dtype(), value);
+  return make(Op::Const, like->dtype(), {}, c->arg(), shapeOf(like), {}, like->dimVars());
 }
 
 const UOp *Context::alu(Op op, std::initializer_list<const UOp *> src) {

@@ -46,6 +46,11 @@ public:
   int rank() const { return rank_; }
   /// Number of elements of a shaped node (1 for rank 0).
   int64_t numel() const;
+  /// The variable of each axis of a shaped node (its define_var, or null for a static axis), or empty when every
+  /// axis is static. A variable axis's entry in shape() is the variable's upper bound (SymbolicDims.h).
+  std::span<const UOp *const> dimVars() const { return {vars_, vars_ ? size_t(rank_) : 0}; }
+  const UOp *dimVar(size_t axis) const { return vars_ ? vars_[axis] : nullptr; }
+  bool hasDimVars() const { return vars_ != nullptr; }
 
   /// Deterministic structural hash: the same graph hashes the same on every run.
   uint64_t hash() const { return hash_; }
@@ -81,6 +86,7 @@ private:
   bool hasRange_ = false;
   const UOp *const *src_ = nullptr;
   const int64_t *shape_ = nullptr;
+  const UOp *const *vars_ = nullptr;
   Arg arg_;
   Arg tag_;
   uint64_t hash_ = 0;
@@ -98,11 +104,16 @@ public:
   Context &operator=(const Context &) = delete;
 
   /// The one node with these fields (made if new). The shape is the tensor shape, or nullopt for unshaped nodes.
+  /// `dimVars` names the variable of each axis (null: static); left empty, it is derived from the operands
+  /// (deriveDimVars), which is right for every op but `expand` to a variable and the leaves.
   const UOp *make(Op op, DType dtype, std::span<const UOp *const> src, Arg arg = {},
-                  const std::optional<Shape> &shape = std::nullopt, Arg tag = {});
+                  const std::optional<Shape> &shape = std::nullopt, Arg tag = {},
+                  std::span<const UOp *const> dimVars = {});
   const UOp *make(Op op, DType dtype, std::initializer_list<const UOp *> src, Arg arg = {},
-                  const std::optional<Shape> &shape = std::nullopt, Arg tag = {}) {
-    return make(op, dtype, std::span<const UOp *const>(src.begin(), src.size()), std::move(arg), shape, std::move(tag));
+                  const std::optional<Shape> &shape = std::nullopt, Arg tag = {},
+                  std::span<const UOp *const> dimVars = {}) {
+    return make(op, dtype, std::span<const UOp *const>(src.begin(), src.size()), std::move(arg), shape, std::move(tag),
+                dimVars);
   }
 
   /// Same node with some fields replaced; returns `u` itself when nothing changed.

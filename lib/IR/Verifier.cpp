@@ -5,6 +5,7 @@
 #include "IR/Verifier.h"
 
 #include "IR/Infer.h"
+#include "IR/SymbolicDims.h"
 #include "IR/TensorCore.h"
 
 #include <cmath>
@@ -228,24 +229,7 @@ std::string checkTensorSink(const UOp *u) {
   return "";
 }
 
-/// define_var: a scalar integer with arg [name, lo, hi], lo <= hi, both values of the dtype.
-std::string checkDefineVar(const UOp *u) {
-  DType d = u->dtype();
-  if (!d.isInt() || d.isVector() || d.isPtr())
-    return "needs a scalar integer dtype, has " + dt(d);
-  const Arg &a = u->arg();
-  bool form = a.isTuple() && a.getTuple().size() == 3 && a.getTuple()[0].isString() && a.getTuple()[1].isInt() &&
-              a.getTuple()[2].isInt();
-  if (!form || a.getTuple()[0].getString().empty())
-    return "arg must be [\"name\", lo, hi]";
-  int64_t lo = a.getTuple()[1].getInt();
-  int64_t hi = a.getTuple()[2].getInt();
-  if (lo > hi)
-    return "bounds [" + std::to_string(lo) + ", " + std::to_string(hi) + "] are empty";
-  if (lo < dtypeMin(d) || hi > dtypeMax(d))
-    return "bounds [" + std::to_string(lo) + ", " + std::to_string(hi) + "] do not fit " + dt(d);
-  return "";
-}
+std::string checkDefineVar(const UOp *u) { return checkDefineVarArg(u); }
 
 // --- kernel rules -------------------------------------------------------------------------------------------------
 
@@ -388,6 +372,12 @@ std::string checkAfter(const UOp *u) {
 
 // --- program rules ------------------------------------------------------------------------------------------------
 
+bool isVariableBuffer(const UOp *u) {
+  const auto &t = u->arg().getTuple();
+  return u->dtype().pointee() == dt::I64 && t[1].getInt() == 1 && t[4].isIntTuple() && t[4].getTuple().size() == 2 &&
+         t[4].getTuple()[0].getInt() <= t[4].getTuple()[1].getInt() && !t[3].getString().empty();
+}
+
 std::string checkBuffer(const UOp *u) {
   if (!u->dtype().isPtr() || u->dtype().addrSpace() != AddrSpace::Global || u->dtype().isVector())
     return "needs a global pointer dtype, has " + dt(u->dtype());
@@ -396,18 +386,24 @@ std::string checkBuffer(const UOp *u) {
   if (ok) {
     const auto &t = a.getTuple();
     ok = t[0].isInt() && t[1].isInt() && t[1].getInt() >= 0 && t[2].isString() && t[3].isString() &&
-         t[4].isIntTuple() && t[5].isInt() && t[5].getInt() >= -1;
-    static const std::set<std::string> kinds = {"input", "weight", "output", "temp"};
+         t[4].isTuple() && t[5].isInt() && t[5].getInt() >= -1;
+    static const std::set<std::string> kinds = {"input", "weight", "output", "temp", "variable"};
     ok = ok && kinds.count(t[2].getString());
     ok = ok && (t[2].getString() == "temp" || t[5].getInt() == -1);
+    if (ok && t[2].getString() == "variable")
+      return isVariableBuffer(u) ? "" : "a variable's buffer must be [id, 1, \"variable\", name, [lo, hi], -1] : ptr<i64>";
     int64_t n = 1;
-    for (const Arg &d : ok ? t[4].getTuple() : Arg::Tuple{})
-      n *= d.getInt();
+    for (const Arg &d : ok ? t[4].getTuple() : Arg::Tuple{}) {
+      // a variable axis (inputs and outputs) is [name, upper bound]
+      bool var = d.isTuple() && d.getTuple().size() == 2 && d.getTuple()[0].isString() && d.getTuple()[1].isInt();
+      ok = ok && (d.isInt() || var);
+      n *= !ok ? 1 : var ? d.getTuple()[1].getInt() : d.getInt();
+    }
     ok = ok && (t[2].getString() == "temp" || n == t[1].getInt());
   }
   if (!ok)
-    return "arg must be [id, elements, \"input\"|\"weight\"|\"output\"|\"temp\", name, [shape], offset] with "
-           "elements = the shape's product and offset -1 except for planned temporaries";
+    return "arg must be [id, elements, \"input\"|\"weight\"|\"output\"|\"temp\"|\"variable\", name, [shape], "
+           "offset] with elements = the shape's product and offset -1 except for planned temporaries";
   return "";
 }
 
@@ -461,6 +457,7 @@ const std::vector<VerifyRule> &tensorRules() {
       {{Op::Copy}, checkCopy},
       {group::composite(), checkComposite},
       {{Op::Sink}, checkTensorSink},
+      {OpSet::withFlag(opflag::T), checkDimVars},
   };
   return rules;
 }

@@ -5,6 +5,8 @@
 #include "Interp/Internal.h"
 
 #include "IR/Infer.h"
+#include "IR/SymbolicDims.h"
+#include "Passes/ProgramInfo.h"
 #include "IR/Verifier.h"
 #include "Runtime/Random.h"
 
@@ -34,7 +36,14 @@ void tensorSignature(const UOp *root, std::vector<TensorSpec> &out) {
       auto role = u->op() == Op::Input    ? TensorSpec::Role::Input
                   : u->op() == Op::Weight ? TensorSpec::Role::Weight
                                           : TensorSpec::Role::Output;
-      out.push_back({u->arg().getString(), u->dtype(), u->shapeVec(), role});
+      TensorSpec spec{u->arg().getString(), u->dtype(), u->shapeVec(), role};
+      for (size_t a = 0; a < u->dimVars().size(); ++a) {
+        const UOp *v = u->dimVar(a);
+        spec.dimVars.push_back(v ? varName(v) : "");
+        if (v)
+          spec.varBounds[varName(v)] = {varMin(v), varMax(v)};
+      }
+      out.push_back(std::move(spec));
     }
   }
 }
@@ -50,8 +59,22 @@ void programSignature(const UOp *root, std::vector<TensorSpec> &out) {
     auto role = kind == "input"    ? TensorSpec::Role::Input
                 : kind == "weight" ? TensorSpec::Role::Weight
                                    : TensorSpec::Role::Output;
-    out.push_back({t[3].getString(), u->dtype().pointee(), t[4].intTuple(), role});
+    if (kind == "variable") // its value comes from the inputs' shapes (variableValues)
+      continue;
+    TensorSpec spec{t[3].getString(), u->dtype().pointee(), bufferShape(t[4], nullptr), role};
+    std::vector<std::string> vars;
+    bufferShape(t[4], &vars);
+    if (std::any_of(vars.begin(), vars.end(), [](const std::string &v) { return !v.empty(); }))
+      spec.dimVars = vars;
+    out.push_back(std::move(spec));
   }
+  for (const UOp *u : toposort(root)) // the bounds of each variable, from its buffer
+    if (u->op() == Op::Buffer && u->arg().getTuple()[2].getString() == "variable") {
+      const auto &t = u->arg().getTuple();
+      for (TensorSpec &spec : out)
+        if (std::count(spec.dimVars.begin(), spec.dimVars.end(), t[3].getString()))
+          spec.varBounds[t[3].getString()] = {t[4].getTuple()[0].getInt(), t[4].getTuple()[1].getInt()};
+    }
 }
 
 void kernelSignature(const UOp *root, std::vector<TensorSpec> &out) {
@@ -106,6 +129,8 @@ void checkInputs(const std::vector<TensorSpec> &sig, const ArrayMap &inputs) {
              ", " + std::to_string(s.hi) + "]");
       continue;
     }
+    if (!s.dimVars.empty())
+      continue; // variableValues checks it
     bool bigEnough = s.role == TensorSpec::Role::InOut && a.shape.size() == 1 && a.shape[0] >= s.shape[0];
     if (a.shape != s.shape && !bigEnough)
       fail(std::string(roleName(s.role)) + " '" + s.name + "' has shape " + rt::shapeString(a.shape) + ", expected " +
@@ -146,17 +171,105 @@ bool signature(const Module &m, std::vector<TensorSpec> &out, std::string &error
   return true;
 }
 
+std::optional<std::map<std::string, int64_t>> variableValues(const std::vector<TensorSpec> &sig,
+                                                             const ArrayMap &inputs, std::string &error) {
+  std::map<std::string, int64_t> values;
+  for (const TensorSpec &s : sig) {
+    auto it = inputs.find(s.name);
+    if (s.dimVars.empty() || s.role == TensorSpec::Role::Output || it == inputs.end())
+      continue;
+    const Shape &shape = it->second.shape;
+    std::string expected = "[";
+    for (size_t a = 0; a < s.shape.size(); ++a)
+      expected += (a ? ", " : "") + (s.dimVars[a].empty() ? std::to_string(s.shape[a]) : s.dimVars[a]);
+    expected += "]";
+    bool fits = shape.size() == s.shape.size();
+    for (size_t a = 0; fits && a < shape.size(); ++a)
+      fits = !s.dimVars[a].empty() || shape[a] == s.shape[a];
+    if (!fits) {
+      error = std::string(roleName(s.role)) + " '" + s.name + "' has shape " + rt::shapeString(shape) + ", expected " +
+              expected;
+      return std::nullopt;
+    }
+    for (size_t a = 0; a < shape.size(); ++a) {
+      const std::string &v = s.dimVars[a];
+      if (v.empty())
+        continue;
+      auto [lo, hi] = s.varBounds.at(v);
+      if (shape[a] < lo || shape[a] > hi) {
+        error = std::string(roleName(s.role)) + " '" + s.name + "' has " + v + " = " + std::to_string(shape[a]) +
+                " (axis " + std::to_string(a) + "), outside its bounds [" + std::to_string(lo) + ", " +
+                std::to_string(hi) + "]";
+        return std::nullopt;
+      }
+      auto [known, fresh] = values.emplace(v, shape[a]);
+      if (!fresh && known->second != shape[a]) {
+        error = std::string(roleName(s.role)) + " '" + s.name + "' has " + v + " = " + std::to_string(shape[a]) +
+                " (axis " + std::to_string(a) + "), but another input has " + v + " = " +
+                std::to_string(known->second);
+        return std::nullopt;
+      }
+    }
+  }
+  for (const TensorSpec &s : sig)
+    for (const std::string &v : s.dimVars)
+      if (!v.empty() && !values.count(v)) {
+        error = "variable " + v + " is not an axis of any input, so its value is not known";
+        return std::nullopt;
+      }
+  return values;
+}
+
+/// An input whose variable axes are smaller than their bounds, in a buffer sized at the bounds (programs lay out
+/// tensors at the bounds; a variable is outermost in inputs, so the data is a prefix).
+rt::Array padToBound(const rt::Array &a, const TensorSpec &s) {
+  rt::Array p = a;
+  p.shape = s.shape;
+  p.data.resize(size_t(numelOf(s.shape)) * rt::elemSize(a.type), 0);
+  return p;
+}
+
+/// An output computed at the bounds, cut to the variables' values.
+void cutToValues(rt::Array &a, const TensorSpec &s, const std::map<std::string, int64_t> &values) {
+  for (size_t i = 0; i < s.dimVars.size(); ++i)
+    if (!s.dimVars[i].empty())
+      a.shape[i] = values.at(s.dimVars[i]);
+  a.data.resize(size_t(numelOf(a.shape)) * rt::elemSize(a.type));
+}
+
+void runProgramWithVariables(const UOp *root, const std::vector<TensorSpec> &sig, const ArrayMap &inputs,
+                             const std::map<std::string, int64_t> &values, ArrayMap &outputs) {
+  ArrayMap leaves = inputs;
+  for (const TensorSpec &s : sig)
+    if (!s.dimVars.empty() && s.role != TensorSpec::Role::Output)
+      leaves[s.name] = padToBound(inputs.at(s.name), s);
+  for (const auto &[name, v] : values) {
+    rt::Array a;
+    a.type = rt::ElemType::I64;
+    a.data.resize(sizeof v);
+    std::memcpy(a.data.data(), &v, sizeof v);
+    leaves[name] = std::move(a);
+  }
+  runProgram(root, leaves, outputs);
+  for (const TensorSpec &s : sig)
+    if (!s.dimVars.empty() && s.role == TensorSpec::Role::Output)
+      cutToValues(outputs.at(s.name), s, values);
+}
+
 bool run(const Module &m, const ArrayMap &inputs, ArrayMap &outputs, std::string &error) {
   std::vector<TensorSpec> sig;
   if (!signature(m, sig, error))
     return false;
   try {
     checkInputs(sig, inputs);
+    auto values = variableValues(sig, inputs, error);
+    if (!values)
+      return false;
     Stage stage = detectStage(m.root);
     if (stage == Stage::Tensor) {
-      runTensorGraph(m.root, inputs, outputs);
+      runTensorGraph(values->empty() ? m.root : bindVariables(m.root, *values), inputs, outputs);
     } else if (stage == Stage::Program) {
-      runProgram(m.root, inputs, outputs);
+      runProgramWithVariables(m.root, sig, inputs, *values, outputs);
     } else {
       ArrayMap buffers = inputs;
       std::vector<Memory> bound;

@@ -29,6 +29,10 @@ struct TensorSpec {
   Role role;
   int64_t lo = 0; // a Variable's inclusive bounds; its value is a rank-0 array
   int64_t hi = 0;
+  /// Per axis, the variable it is ("" when static), or empty when no axis is; `shape` has their upper bounds.
+  std::vector<std::string> dimVars;
+  /// The variables of dimVars, by name, with their bounds.
+  std::map<std::string, std::pair<int64_t, int64_t>> varBounds;
 };
 
 std::string_view roleName(TensorSpec::Role r);
@@ -45,7 +49,12 @@ using ArrayMap = std::map<std::string, rt::Array>;
 /// `outputs` receives every output (and InOut) by name. Returns false with a one-line reason.
 bool run(const Module &m, const ArrayMap &inputs, ArrayMap &outputs, std::string &error);
 
-/// Deterministic contents for a spec (rt::fillRandom with the spec's name).
+/// The value of every dimension variable, read from the shapes of the inputs that have it (nullopt with `error`
+/// when an input's shape does not fit its spec, two inputs disagree, or a value is outside its bounds).
+std::optional<std::map<std::string, int64_t>> variableValues(const std::vector<TensorSpec> &sig,
+                                                             const ArrayMap &inputs, std::string &error);
+
+/// Deterministic contents for a spec (rt::fillRandom with the spec's name); variable axes at their upper bound.
 rt::Array randomArray(const TensorSpec &spec, uint64_t seed);
 
 /// The runtime element type of a dtype (nullopt for void, index, vectors and pointers).

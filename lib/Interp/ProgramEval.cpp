@@ -8,6 +8,7 @@
 #include "Interp/Internal.h"
 
 #include "IR/UOp.h"
+#include "Passes/ProgramInfo.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -28,7 +29,8 @@ struct BufferInfo {
 
 BufferInfo readBuffer(const UOp *b) {
   const auto &t = b->arg().getTuple();
-  return {t[0].getInt(), t[1].getInt(), t[2].getString(), t[3].getString(), t[4].intTuple(), t[5].getInt()};
+  Shape shape = t[2].getString() == "variable" ? Shape{} : bufferShape(t[4]);
+  return {t[0].getInt(), t[1].getInt(), t[2].getString(), t[3].getString(), shape, t[5].getInt()};
 }
 
 /// Calls in an order that respects their buffers: a call runs once every buffer it reads has been written.
@@ -96,7 +98,7 @@ void runProgram(const UOp *root, const ArrayMap &leaves, ArrayMap &outputs) {
       continue;
     }
     std::vector<uint8_t> &mem = own[b];
-    if (info.kind == "input" || info.kind == "weight") {
+    if (info.kind == "input" || info.kind == "weight" || info.kind == "variable") {
       auto it = leaves.find(info.name);
       if (it == leaves.end() || it->second.data.size() != bytes)
         fail("no data of the right size for " + info.kind + " \"" + info.name + "\"");
@@ -111,8 +113,10 @@ void runProgram(const UOp *root, const ArrayMap &leaves, ArrayMap &outputs) {
     for (size_t i = 1; i < call->numSrc(); ++i) {
       const UOp *b = call->src(i);
       BufferInfo info = readBuffer(b);
-      bound.push_back({base.at(b), info.elements, b->dtype().pointee(),
-                       "buffer " + std::to_string(info.id) + (info.name.empty() ? "" : " \"" + info.name + "\"")});
+      std::string name = info.kind == "variable" ? info.name // define_var finds its value by name
+                                                 : "buffer " + std::to_string(info.id) +
+                                                       (info.name.empty() ? "" : " \"" + info.name + "\"");
+      bound.push_back({base.at(b), info.elements, b->dtype().pointee(), name});
     }
     runKernel(call->src(0), bound);
   }

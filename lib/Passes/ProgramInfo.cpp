@@ -5,6 +5,8 @@
 
 #include "Passes/ProgramInfo.h"
 
+#include "IR/SymbolicDims.h"
+
 #include <map>
 #include <set>
 
@@ -24,6 +26,35 @@ static const UOp *slotBuffer(const UOp *call, const UOp *ptr) {
 static void addOnce(std::vector<const UOp *> &v, const UOp *b) {
   if (b && std::find(v.begin(), v.end(), b) == v.end())
     v.push_back(b);
+}
+
+std::vector<const UOp *> kernelVariables(const UOp *kernel) {
+  std::vector<const UOp *> vars;
+  for (const UOp *u : toposort(kernel))
+    if (u->op() == Op::DefineVar)
+      vars.push_back(u);
+  std::sort(vars.begin(), vars.end(), [](const UOp *a, const UOp *b) { return varName(a) < varName(b); });
+  return vars;
+}
+
+Arg bufferShapeArg(const UOp *tensor) {
+  Arg::Tuple dims;
+  for (size_t a = 0; a < size_t(tensor->rank()); ++a) {
+    const UOp *v = tensor->dimVar(a);
+    dims.push_back(v ? Arg::tuple({Arg(varName(v)), Arg(tensor->shape()[a])}) : Arg(tensor->shape()[a]));
+  }
+  return Arg(std::move(dims));
+}
+
+Shape bufferShape(const Arg &shape, std::vector<std::string> *varNames) {
+  Shape dims;
+  for (const Arg &d : shape.getTuple()) {
+    bool isVar = d.isTuple();
+    dims.push_back(isVar ? d.getTuple()[1].getInt() : d.getInt());
+    if (varNames)
+      varNames->push_back(isVar ? d.getTuple()[0].getString() : "");
+  }
+  return dims;
 }
 
 int64_t rangeId(const UOp *range) { return range->arg().getTuple()[0].getInt(); }
@@ -66,7 +97,7 @@ std::vector<bool> weightOnlyCalls(const UOp *linear) {
   std::vector<bool> once(linear->numSrc(), false);
   for (size_t i = 0; i < access.size(); ++i) {
     const CallAccess &a = access[i];
-    bool ok = !a.writes.empty();
+    bool ok = !a.writes.empty() && kernelVariables(linear->src(i)->src(0)).empty(); // not if sized by a variable
     for (const UOp *b : a.reads)
       ok = ok && (bufferKind(b) == "weight" || constant.count(b));
     for (const UOp *b : a.writes)

@@ -28,6 +28,14 @@ inline int64_t rangeSize(const UOp *range) { return range->src(0)->constInt(); }
 /// Ranges ordered by axis id.
 inline bool rangeIdLess(const UOp *a, const UOp *b) { return rangeId(a) < rangeId(b); }
 
+/// The define_var nodes a kernel reads, sorted by name: calls pass their values after the buffers, in this order.
+std::vector<const UOp *> kernelVariables(const UOp *kernel);
+
+/// A buffer's shape arg: one entry per axis, the size, or [name, upper bound] for a variable axis.
+Arg bufferShapeArg(const UOp *tensor);
+/// Reads it back: the sizes (upper bounds for variable axes) and each axis's variable name ("" when static).
+Shape bufferShape(const Arg &shape, std::vector<std::string> *varNames = nullptr);
+
 /// A kernel's (or call's) name, "kernel" when it has none.
 inline std::string kernelName(const UOp *kernel) {
   return kernel->arg().isString() ? kernel->arg().getString() : "kernel";

@@ -35,8 +35,10 @@
 //      computing it once into a buffer is cheaper. Found the same way as 3, once no reduce is left to realize.
 
 #include "IR/Infer.h"
+#include "IR/SymbolicDims.h"
 #include "IR/Rewrite.h"
 #include "Passes/Pass.h"
+#include "Passes/ProgramInfo.h"
 #include "Passes/SimplifyRules.h"
 
 #include <map>
@@ -63,7 +65,8 @@ bool isExpensive(Op op) {
 }
 
 struct Buffers {
-  std::map<const UOp *, const UOp *> of; // tensor node -> buffer
+  std::map<const UOp *, const UOp *> of;        // tensor node -> buffer
+  std::map<const UOp *, const UOp *> variables; // define_var -> the i64 buffer its value is passed in
   /// simplifyExpression of the index expressions reshapes make: Rangeify's cache, shared by every round.
   std::unordered_map<const UOp *, const UOp *> *simplified = nullptr;
 };
@@ -84,11 +87,11 @@ public:
     Shape shape = value->shapeVec();
     Index idx;
     for (size_t a = 0; a < shape.size(); ++a) {
-      if (shape[a] == 1) {
+      if (shape[a] == 1 && !value->dimVar(a)) {
         idx.push_back(constIndex(0));
         continue;
       }
-      const UOp *r = newRange(shape[a], "loop");
+      const UOp *r = newRange(sizeOf(value, a), "loop");
       outRanges_.push_back(r);
       idx.push_back(r);
     }
@@ -106,6 +109,8 @@ public:
     const UOp *sink = ctx_.make(Op::Sink, dt::Void, {effect}, Arg(name(shape)));
     std::vector<const UOp *> callSrc = {sink};
     callSrc.insert(callSrc.end(), params_.begin(), params_.end());
+    for (const UOp *v : kernelVariables(sink)) // after the buffers, by name (the renderers' convention)
+      callSrc.push_back(buffers_.variables.at(v));
     return ctx_.make(Op::Call, dt::Void, callSrc, Arg(name(shape)));
   }
 
@@ -120,8 +125,14 @@ private:
     return b->isConst() && b->constInt() ? a : ctx_.alu(Op::And, {a, b});
   }
 
-  const UOp *newRange(int64_t n, const char *kind) {
-    return ctx_.make(Op::Range, dt::Index, {constIndex(n)}, Arg::tuple({Arg(nextAxis_++), Arg(kind)}));
+  /// The trip count of axis a of a tensor: its variable, or its static size.
+  const UOp *sizeOf(const UOp *tensor, size_t a) {
+    const UOp *v = tensor->dimVar(a);
+    return v ? v : constIndex(tensor->shape()[a]);
+  }
+
+  const UOp *newRange(const UOp *size, const char *kind) {
+    return ctx_.make(Op::Range, dt::Index, {size}, Arg::tuple({Arg(nextAxis_++), Arg(kind)}));
   }
 
   std::string name(const Shape &shape) {
@@ -346,11 +357,12 @@ private:
 
   /// A reduce: new ranges for its reduced axes, active while its operand is lowered.
   void openReduce(Frame &f) {
-    Shape xs = f.node->src(0)->shapeVec();
+    const UOp *x = f.node->src(0);
+    Shape xs = x->shapeVec();
     for (int64_t a : f.node->arg().getTuple()[1].intTuple()) {
-      if (xs[size_t(a)] == 1)
+      if (xs[size_t(a)] == 1 && !x->dimVar(size_t(a)))
         continue;
-      const UOp *r = newRange(xs[size_t(a)], "reduce");
+      const UOp *r = newRange(sizeOf(x, size_t(a)), "reduce");
       reduceSizes_.push_back(xs[size_t(a)]);
       f.ranges.push_back(r);
       f.in[size_t(a)] = r;
@@ -487,10 +499,17 @@ private:
   }
 
   const UOp *buffer(int64_t id, const UOp *node, const std::string &kind, const std::string &name) {
-    Shape s = node->shapeVec();
     int64_t n = node->numel();
-    Arg arg = Arg::tuple({Arg(id), Arg(n), Arg(kind), Arg(name), Arg::ints(kind == "temp" ? Shape{} : s), Arg(-1)});
+    Arg arg = Arg::tuple({Arg(id), Arg(n), Arg(kind), Arg(name), kind == "temp" ? Arg::ints({}) : bufferShapeArg(node),
+                          Arg(-1)});
     return ctx_.make(Op::Buffer, node->dtype().ptr(), {}, arg);
+  }
+
+  /// The i64 buffer a variable's value is passed in; its "shape" is the variable's bounds [lo, hi].
+  const UOp *variableBuffer(int64_t id, const UOp *var) {
+    Arg arg = Arg::tuple({Arg(id), Arg(int64_t(1)), Arg("variable"), Arg(varName(var)),
+                          Arg::ints({varMin(var), varMax(var)}), Arg(-1)});
+    return ctx_.make(Op::Buffer, dt::I64.ptr(), {}, arg);
   }
 
   /// All kernels of the program, or nullptr when rule 4 realized more values on the way.
@@ -501,6 +520,8 @@ private:
     for (const UOp *u : order_)
       if (u->op() == Op::Input || u->op() == Op::Weight)
         bufs.of[u] = buffer(id++, u, u->op() == Op::Input ? "input" : "weight", u->arg().getString());
+    for (const UOp *v : shapeVariables(root_))
+      bufs.variables[v] = variableBuffer(id++, v);
     // each output gets a buffer; its value is realized there unless it is already in memory
     std::vector<std::pair<const UOp *, const UOp *>> copies; // (value, output buffer)
     std::map<const UOp *, const UOp *> outputBuffer;

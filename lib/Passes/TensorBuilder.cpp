@@ -204,8 +204,11 @@ Tensor Tensor::reduce(Op op, const std::vector<int64_t> &axes) const {
 
 Tensor Tensor::mean(const std::vector<int64_t> &axes) const {
   int64_t n = 1;
-  for (int64_t a : axes)
+  for (int64_t a : axes) {
+    if (u_->dimVar(size_t(a < 0 ? a + rank() : a)))
+      throw TensorShapeError{"cannot average over a variable axis (its size is known only at run time)"};
     n *= dim(a);
+  }
   return sum(axes) * (1.0 / double(n));
 }
 

@@ -66,6 +66,7 @@ struct tgc_model {
   size_t arenaBytes = 0;
   std::vector<std::vector<uint8_t>> ownMemory; // temporaries outside the arena
   std::vector<void *> pointers;                // per buffer
+  std::vector<int64_t> variables;              // per buffer: the value of a TGC_VARIABLE
   std::vector<int> inputIndex, outputIndex;    // program buffer index of each input / output
   std::unique_ptr<tgc::rt::ThreadPool> pool;
   std::vector<double> callSeconds;
@@ -230,6 +231,12 @@ extern "C" tgc_model *tgc_model_create(const tgc_program_info *program, const ch
   m->program = program;
   m->debug = debugLevel();
   m->pointers.assign(size_t(program->num_buffers), nullptr);
+  m->variables.assign(size_t(program->num_buffers), 0);
+  for (int i = 0; i < program->num_buffers; ++i)
+    if (program->device && program->buffers[i].kind == TGC_VARIABLE) {
+      fail(error, error_size, "symbolic shapes run on the CPU only so far");
+      return nullptr;
+    }
   if (!allocateArena(m.get(), error, error_size) || !bindWeights(m.get(), weights_path, error, error_size))
     return nullptr;
   if (program->device && !prepareDevice(m.get(), error, error_size))
@@ -244,6 +251,8 @@ extern "C" tgc_model *tgc_model_create(const tgc_program_info *program, const ch
       m->outputIndex.push_back(i);
     else if (b.kind == TGC_WEIGHT && b.data && !m->pointers[size_t(i)]) // a weights_path given overrides embedded
       m->pointers[size_t(i)] = const_cast<void *>(b.data);
+    else if (b.kind == TGC_VARIABLE)
+      m->pointers[size_t(i)] = &(m->variables[size_t(i)] = b.var_max);
     else if (b.kind == TGC_TEMP && b.arena_offset >= 0)
       m->pointers[size_t(i)] = orEmpty(static_cast<uint8_t *>(m->arena) + b.arena_offset, b.bytes);
     else if (b.kind == TGC_TEMP) {
@@ -280,6 +289,23 @@ extern "C" int tgc_model_ready(const tgc_model *m) {
   return 1;
 }
 
+extern "C" int tgc_model_set_variable(tgc_model *m, const char *name, int64_t value) {
+  for (int i = 0; i < m->program->num_buffers; ++i) {
+    const tgc_buffer_info &b = m->program->buffers[i];
+    if (b.kind != TGC_VARIABLE || std::strcmp(b.name, name) != 0)
+      continue;
+    if (value < b.var_min || value > b.var_max) {
+      m->error = std::string(name) + " = " + std::to_string(value) + " is outside its bounds [" +
+                 std::to_string(b.var_min) + ", " + std::to_string(b.var_max) + "]";
+      return -1;
+    }
+    m->variables[size_t(i)] = value;
+    return 0;
+  }
+  m->error = std::string("the model has no variable '") + name + "'";
+  return -1;
+}
+
 /// Record one probe of a call's threading; after the last, keep the faster way (TGC_DEBUG=2 says when that is one
 /// thread).
 static void decideThreads(tgc_model *m, const tgc_call_info &call, ThreadChoice &choice, bool pooled, double s) {
@@ -314,14 +340,15 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
     for (int a = 0; a < call.num_args; ++a)
       m->args[size_t(a)] = m->pointers[size_t(call.args[a])];
     ThreadChoice &choice = m->threads[size_t(c)];
-    bool splittable = call.parallel > 1 && m->pool->size() > 1 && call.flops + call.bytes >= kParallelMinWork;
+    int64_t extent = call.parallel_var >= 0 ? m->variables[size_t(call.parallel_var)] : call.parallel;
+    bool splittable = extent > 1 && m->pool->size() > 1 && call.flops + call.bytes >= kParallelMinWork;
     bool probing = splittable && m->runs >= kThreadWarmRuns && choice.probes < kThreadProbeRuns;
     bool pooled = splittable && (probing ? choice.probes % 2 == 0 : choice.usePool);
     auto start = std::chrono::steady_clock::now();
     if (pooled)
-      m->pool->run(call.fn, m->args.data(), call.parallel);
+      m->pool->run(call.fn, m->args.data(), extent);
     else
-      call.fn(m->args.data(), 0, call.parallel > 0 ? call.parallel : 1);
+      call.fn(m->args.data(), 0, call.parallel > 0 ? extent : 1);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (probing)
       decideThreads(m, call, choice, pooled, s);

@@ -30,7 +30,9 @@ typedef enum tgc_dtype {
   TGC_F64
 } tgc_dtype;
 
-typedef enum tgc_buffer_kind { TGC_INPUT, TGC_WEIGHT, TGC_OUTPUT, TGC_TEMP } tgc_buffer_kind;
+/* TGC_VARIABLE: the int64_t value of a dimension variable (a symbolic batch size), passed to kernels like a
+ * buffer; the runtime sets it (tgc_model_set_variable). */
+typedef enum tgc_buffer_kind { TGC_INPUT, TGC_WEIGHT, TGC_OUTPUT, TGC_TEMP, TGC_VARIABLE } tgc_buffer_kind;
 
 /* A kernel: buffers[i] is its parameter i. Its outermost loop runs over [begin, end) when the call is parallel
  * (parallel > 0); other kernels are called with [0, 1). */
@@ -38,13 +40,18 @@ typedef void (*tgc_kernel_fn)(void *const *buffers, int64_t begin, int64_t end);
 
 typedef struct tgc_buffer_info {
   tgc_buffer_kind kind;
-  const char *name; /* inputs, weights, outputs: the tensor's name; temporaries: "" */
+  const char *name; /* inputs, weights, outputs: the tensor's name; variables: theirs; temporaries: "" */
   tgc_dtype dtype;
   int rank;
-  const int64_t *shape; /* rank entries */
-  int64_t bytes;
+  const int64_t *shape; /* rank entries; a variable axis has the variable's upper bound */
+  int64_t bytes;        /* at the upper bounds of variable axes */
   int64_t arena_offset; /* temporaries placed by the memory plan: byte offset in the arena; otherwise -1 */
   const void *data;     /* an embedded weight's bytes, or NULL */
+  const int *dim_vars;  /* inputs and outputs with a variable axis: per axis, the buffer index of its variable or
+                           -1; otherwise NULL. Variable axes are outermost, so the tensor of the actual size is a
+                           prefix of the buffer */
+  int64_t var_min;      /* TGC_VARIABLE: the inclusive bounds of its value */
+  int64_t var_max;
 } tgc_buffer_info;
 
 typedef struct tgc_call_info {
@@ -60,6 +67,8 @@ typedef struct tgc_call_info {
   int64_t block[3];   /* GPU: work-items per work-group per dimension */
   int once;           /* 1: reads weights only (and writes temporaries): run on the first run, and again after a
                          weight is rebound; 0: every run */
+  int parallel_var;   /* the buffer index of the variable whose value is the outermost loop's extent (parallel is
+                         then its upper bound), or -1 */
 } tgc_call_info;
 
 typedef struct tgc_program_info {
@@ -100,7 +109,12 @@ int tgc_model_ready(const tgc_model *model);
  * tgc_model_error). */
 int tgc_model_run(tgc_model *model, const void *const *inputs, void *const *outputs);
 
-/* Why the last tgc_model_run failed (one line), or "". */
+/* Set a dimension variable (a TGC_VARIABLE buffer, e.g. the batch size) for the following runs: input and output
+ * buffers then hold that many rows. Returns 0, or -1 when there is no such variable or the value is outside its
+ * bounds (see tgc_model_error). A variable not set is at its upper bound. */
+int tgc_model_set_variable(tgc_model *model, const char *name, int64_t value);
+
+/* Why the last tgc_model_run or tgc_model_set_variable failed (one line), or "". */
 const char *tgc_model_error(const tgc_model *model);
 
 /* Per-call timings of the last run, in seconds (num_calls entries), when timing was enabled (TGC_DEBUG >= 2). */

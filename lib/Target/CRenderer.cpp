@@ -10,8 +10,11 @@
 
 #include "Target/CRenderer.h"
 
+#include "IR/SymbolicDims.h"
+
 #include "IR/Infer.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -230,6 +233,17 @@ private:
       if (!d_.gpu)
         line(memtype(u->dtype()) + " *restrict " + v + " = (" + memtype(u->dtype()) + " *)bufs[" +
              std::to_string(u->arg().getInt()) + "];");
+      name(u) = v;
+      return;
+    }
+    case Op::DefineVar: { // a variable's value is passed like a buffer, after the buffers (KernelInfo::variables)
+      if (d_.gpu)
+        internalError("the opencl renderer does not take variables");
+      size_t slot = info_.params.size() + size_t(std::find(info_.variables.begin(), info_.variables.end(), u) -
+                                                 info_.variables.begin());
+      std::string v = "var_" + symbolName(varName(u));
+      line(std::string(ctype(u->dtype())) + " " + v + " = (" + ctype(u->dtype()) + ")*(const int64_t *)bufs[" +
+           std::to_string(slot) + "];");
       name(u) = v;
       return;
     }

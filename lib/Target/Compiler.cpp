@@ -238,6 +238,13 @@ std::string unsupportedOp(const UOp *linear, const TargetInfo &t) {
 
 /// Checks every kernel of p with unsupportedOp.
 bool renderable(const ProgramDesc &p, const TargetInfo &t, std::string &error) {
+  for (const BufferDesc &b : p.buffers) {
+    if (b.kind == TGC_VARIABLE && isGpuTarget(t)) {
+      error = "the " + t.name + " target does not take symbolic shapes yet (variable " + b.name +
+              "); compile for cpu or c, or give the variable a fixed size";
+      return false;
+    }
+  }
   for (const KernelDesc &k : p.kernels) {
     if (std::string op = unsupportedOp(k.linear, t); !op.empty()) {
       error = "kernel " + k.info.name + ": the " + t.name + " target cannot compile " + op + " yet";
@@ -585,6 +592,13 @@ struct JitProgram::Storage {
 };
 
 JitProgram::JitProgram() : s_(std::make_unique<Storage>()) {}
+
+/// A buffer's runtime description; it points into `b`.
+static tgc_buffer_info bufferInfo(const BufferDesc &b) {
+  return {b.kind,  b.name.c_str(), runtimeDType(b.dtype), int(b.shape.size()), b.shape.data(),
+          b.bytes, b.offset,       nullptr,               b.dimVars.empty() ? nullptr : b.dimVars.data(),
+          b.varMin, b.varMax};
+}
 JitProgram::~JitProgram() = default;
 
 const tgc_program_info *JitProgram::program() const { return &s_->program; }
@@ -612,8 +626,7 @@ bool JitProgram::build(const UOp *root, const std::string &name, const TargetInf
     fns.push_back(reinterpret_cast<tgc_kernel_fn>(addr));
   }
   for (const BufferDesc &b : s.desc.buffers)
-    s.buffers.push_back({b.kind, b.name.c_str(), runtimeDType(b.dtype), int(b.shape.size()), b.shape.data(), b.bytes,
-                         b.offset, nullptr});
+    s.buffers.push_back(bufferInfo(b));
   s.args.reserve(s.desc.calls.size());
   for (const CallDesc &c : s.desc.calls) {
     s.args.push_back(c.args);
@@ -628,7 +641,8 @@ bool JitProgram::build(const UOp *root, const std::string &name, const TargetInf
                        nullptr,
                        {},
                        {},
-                       c.once ? 1 : 0});
+                       c.once ? 1 : 0,
+                       c.parallelVar});
   }
   s.program = {s.desc.name.c_str(),
                int(s.buffers.size()),
@@ -651,15 +665,14 @@ bool JitProgram::buildGpu(const TargetInfo &target, std::string &error) {
   if (!gpuCode(s.desc, target, "", {}, s.code, s.fallback, s.device, error))
     return false;
   for (const BufferDesc &b : s.desc.buffers)
-    s.buffers.push_back({b.kind, b.name.c_str(), runtimeDType(b.dtype), int(b.shape.size()), b.shape.data(), b.bytes,
-                         b.offset, nullptr});
+    s.buffers.push_back(bufferInfo(b));
   s.args.reserve(s.desc.calls.size());
   for (const CallDesc &c : s.desc.calls) {
     s.args.push_back(c.args);
     const KernelDesc &k = s.desc.kernels[c.kernel];
     int params = int(std::min(c.args.size(), k.info.params.size())); // a call may pass buffers no longer read
     tgc_call_info call{k.info.name.c_str(), nullptr, params, s.args.back().data(), 0, k.info.flops, k.info.bytes,
-                       k.symbol.c_str(),    {},      {},     c.once ? 1 : 0};
+                       k.symbol.c_str(),    {},      {},     c.once ? 1 : 0,     -1};
     std::copy(k.info.grid, k.info.grid + 3, call.grid);
     std::copy(k.info.block, k.info.block + 3, call.block);
     s.calls.push_back(call);

@@ -4,6 +4,8 @@
 
 #include "Target/KernelInfo.h"
 
+#include "Passes/ProgramInfo.h"
+
 #include <unordered_set>
 
 namespace tgc {
@@ -55,7 +57,7 @@ KernelInfo analyzeKernel(const UOp *linear) {
       break;
     }
     case Op::Range: {
-      double extent = u->src(0)->isConst() ? double(u->src(0)->constInt()) : 1;
+      double extent = double(u->src(0)->vmax()); // a variable trip count at its upper bound
       if (trips.size() == 1) {
         ++topLoops;
         firstTop = firstTop ? firstTop : u;
@@ -92,10 +94,14 @@ KernelInfo analyzeKernel(const UOp *linear) {
   k.flops *= items; // every work-item runs the list once
   k.bytes *= items;
   // split only a single top-level output loop with a constant trip count that holds every global store
-  if (topLoops == 1 && !storeOutside && firstTop->src(0)->isConst() && firstTop->arg().isTuple() &&
+  k.variables = kernelVariables(linear);
+  const UOp *extent = firstTop ? firstTop->src(0) : nullptr;
+  bool known = extent && (extent->isConst() || extent->op() == Op::DefineVar);
+  if (topLoops == 1 && !storeOutside && known && firstTop->arg().isTuple() &&
       (firstTop->arg().getTuple()[1].getString() == "loop" || firstTop->arg().getTuple()[1].getString() == "block")) {
     k.parallel = firstTop;
-    k.parallelExtent = firstTop->src(0)->constInt();
+    k.parallelExtent = extent->isConst() ? extent->constInt() : extent->vmax();
+    k.parallelVar = extent->isConst() ? nullptr : extent;
   }
   return k;
 }

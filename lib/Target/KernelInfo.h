@@ -14,8 +14,10 @@ namespace tgc {
 struct KernelInfo {
   std::string name;
   std::vector<DType> params;     // element type of each define_global slot
-  const UOp *parallel = nullptr; // the top-level loop whose iterations may run on different threads
-  int64_t parallelExtent = 0;
+  std::vector<const UOp *> variables; // define_var nodes, by name: parameters params.size() + i
+  const UOp *parallel = nullptr;       // the top-level loop whose iterations may run on different threads
+  int64_t parallelExtent = 0;          // its trip count (its variable's upper bound when parallelVar)
+  const UOp *parallelVar = nullptr;    // the define_var that is its trip count, or null when constant
   double flops = 0; // arithmetic operations executed
   double bytes = 0; // bytes loaded and stored (upper bound)
   /// GPU kernels: work-groups and work-items per group, per dimension (the extents of special gidxN and lidxN).

@@ -196,6 +196,17 @@ private:
       values_[u] = b_.CreateLoad(llvm::PointerType::get(c_, 0), slot, "data" + std::to_string(u->arg().getInt()));
       return;
     }
+    case Op::DefineVar: { // a variable's value is passed like a buffer, after the buffers (KernelInfo::variables)
+      if (flavor_ != LLVMFlavor::CPU)
+        internalError("the GPU renderers do not take variables");
+      size_t slot = info_.params.size() + size_t(std::find(info_.variables.begin(), info_.variables.end(), u) -
+                                                 info_.variables.begin());
+      llvm::Value *at = b_.CreateConstInBoundsGEP1_64(llvm::PointerType::get(c_, 0), bufs_, uint64_t(slot));
+      llvm::Value *p = b_.CreateLoad(llvm::PointerType::get(c_, 0), at);
+      llvm::Value *v = b_.CreateLoad(b_.getInt64Ty(), p, "var");
+      values_[u] = b_.CreateIntCast(v, type(u->dtype()), true);
+      return;
+    }
     case Op::DefineLocal:
       if (flavor_ != LLVMFlavor::CPU) {
         localBuffer(u);

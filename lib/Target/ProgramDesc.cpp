@@ -6,6 +6,7 @@
 
 #include "Passes/ProgramInfo.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -33,6 +34,8 @@ static tgc_buffer_kind kindOf(const std::string &k) {
     return TGC_WEIGHT;
   if (k == "output")
     return TGC_OUTPUT;
+  if (k == "variable")
+    return TGC_VARIABLE;
   return TGC_TEMP;
 }
 
@@ -48,12 +51,31 @@ bool describeProgram(const UOp *root, const std::string &name, ProgramDesc &out,
     if (u->op() == Op::Buffer)
       byId[u->arg().getTuple()[0].getInt()] = u;
   std::map<const UOp *, int> index;
+  std::map<std::string, int> variableIndex;
   for (auto &[id, b] : byId) {
     const auto &t = b->arg().getTuple();
     DType e = b->dtype().pointee();
     index[b] = int(out.buffers.size());
-    out.buffers.push_back({kindOf(t[2].getString()), t[3].getString(), e, t[4].intTuple(),
+    tgc_buffer_kind kind = kindOf(t[2].getString());
+    bool isVar = kind == TGC_VARIABLE;
+    if (isVar)
+      variableIndex[t[3].getString()] = int(out.buffers.size());
+    out.buffers.push_back({kind, t[3].getString(), e, isVar ? Shape{} : bufferShape(t[4]),
                            t[1].getInt() * (e.isBool() ? 1 : e.itemSize()), t[5].getInt()});
+    if (isVar) {
+      out.buffers.back().varMin = t[4].getTuple()[0].getInt();
+      out.buffers.back().varMax = t[4].getTuple()[1].getInt();
+    }
+  }
+  for (auto &[id, b] : byId) { // variable axes of inputs and outputs point at their variable's buffer
+    std::vector<std::string> names;
+    if (b->arg().getTuple()[2].getString() == "variable")
+      continue;
+    bufferShape(b->arg().getTuple()[4], &names);
+    if (std::all_of(names.begin(), names.end(), [](const std::string &n) { return n.empty(); }))
+      continue;
+    for (const std::string &n : names)
+      out.buffers[size_t(index[b])].dimVars.push_back(n.empty() ? -1 : variableIndex.at(n));
   }
   std::map<const UOp *, size_t> kernelOf;
   std::set<std::string> symbols;
@@ -76,6 +98,15 @@ bool describeProgram(const UOp *root, const std::string &name, ProgramDesc &out,
     CallDesc c{it->second, {}, isRunOnceCall(call)};
     for (size_t i = 1; i < call->numSrc(); ++i)
       c.args.push_back(index.at(call->src(i)));
+    KernelInfo &info = out.kernels[it->second].info;
+    size_t bufferArgs = c.args.size() - info.variables.size(); // the variables come last (kernelVariables)
+    if (!info.variables.empty() && info.params.size() < bufferArgs)
+      info.params.resize(bufferArgs, dt::Void); // slots the kernel no longer reads still come before them
+    if (info.parallelVar) {
+      size_t v = size_t(std::find(info.variables.begin(), info.variables.end(), info.parallelVar) -
+                        info.variables.begin());
+      c.parallelVar = c.args[bufferArgs + v];
+    }
     out.calls.push_back(c);
   }
   return true;

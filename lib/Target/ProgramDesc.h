@@ -18,7 +18,10 @@ struct BufferDesc {
   DType dtype;
   Shape shape;
   int64_t bytes;
-  int64_t offset; // arena offset of a planned temporary, else -1
+  int64_t offset;           // arena offset of a planned temporary, else -1
+  std::vector<int> dimVars; // inputs/outputs with a variable axis: per axis, its variable's buffer index or -1
+  int64_t varMin = 0;       // TGC_VARIABLE: the bounds of its value
+  int64_t varMax = 0;
 };
 
 struct KernelDesc {
@@ -31,6 +34,7 @@ struct CallDesc {
   size_t kernel; // index into kernels
   std::vector<int> args;
   bool once = false; // depends on the weights alone (weightOnlyCalls): run on the first run only
+  int parallelVar = -1; // the buffer index of the variable that bounds the parallel loop, or -1
 };
 
 struct ProgramDesc {

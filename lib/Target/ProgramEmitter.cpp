@@ -23,6 +23,7 @@ const char *kindName(tgc_buffer_kind k) {
   case TGC_INPUT: return "TGC_INPUT";
   case TGC_WEIGHT: return "TGC_WEIGHT";
   case TGC_OUTPUT: return "TGC_OUTPUT";
+  case TGC_VARIABLE: return "TGC_VARIABLE";
   default: return "TGC_TEMP";
   }
 }
@@ -67,6 +68,12 @@ std::string tables(const ProgramDesc &p, const EmitOptions &o) {
         s += (d ? ", " : "") + std::to_string(b.shape[d]);
       s += "};\n";
     }
+    if (!b.dimVars.empty()) {
+      s += "static const int dim_vars" + std::to_string(i) + "[] = {";
+      for (size_t d = 0; d < b.dimVars.size(); ++d)
+        s += (d ? ", " : "") + std::to_string(b.dimVars[d]);
+      s += "};\n";
+    }
   }
   s += "\nstatic const tgc_buffer_info buffers[] = {\n";
   for (size_t i = 0; i < p.buffers.size(); ++i) {
@@ -74,7 +81,9 @@ std::string tables(const ProgramDesc &p, const EmitOptions &o) {
     std::string data = b.kind == TGC_WEIGHT && o.embedWeights ? o.prefix + "weight_" + std::to_string(i) : "0";
     s += "    {" + std::string(kindName(b.kind)) + ", " + quote(b.name) + ", " + runtimeDTypeName(b.dtype) + ", " +
          std::to_string(b.shape.size()) + ", " + (b.shape.empty() ? "0" : "shape" + std::to_string(i)) + ", " +
-         std::to_string(b.bytes) + ", " + std::to_string(b.offset) + ", " + data + "},\n";
+         std::to_string(b.bytes) + ", " + std::to_string(b.offset) + ", " + data + ", " +
+         (b.dimVars.empty() ? "0" : "dim_vars" + std::to_string(i)) + ", " + std::to_string(b.varMin) + ", " +
+         std::to_string(b.varMax) + "},\n";
   }
   s += "};\n\n";
   for (size_t c = 0; c < p.calls.size(); ++c) {
@@ -97,7 +106,8 @@ std::string tables(const ProgramDesc &p, const EmitOptions &o) {
     size_t args = gpu ? std::min(p.calls[c].args.size(), k.info.params.size()) : p.calls[c].args.size();
     s += "    {" + quote(k.info.name) + ", " + (gpu ? std::string("0") : o.prefix + k.symbol) + ", " +
          std::to_string(args) + ", args" + std::to_string(c) + ", " + std::to_string(gpu ? 0 : k.info.parallelExtent) +
-         ", " + buf + ", " + launch + ", " + (p.calls[c].once ? "1" : "0") + "},\n";
+         ", " + buf + ", " + launch + ", " + (p.calls[c].once ? "1" : "0") + ", " +
+         std::to_string(p.calls[c].parallelVar) + "},\n";
   }
   s += "};\n\n";
   s += "const tgc_program_info " + o.prefix + "program = {" + quote(p.name) + ", " + std::to_string(p.buffers.size()) +

@@ -52,8 +52,8 @@ std::string compareText(const interp::ArrayMap &reference, const interp::ArrayMa
 
 /// Compile in memory and run through the runtime, like a compiled executable would.
 bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
-                 const std::vector<interp::TensorSpec> &sig, interp::ArrayMap &outputs, std::string &err,
-                 DiagEngine &diags) {
+                 const std::vector<interp::TensorSpec> &sig, const std::map<std::string, int64_t> &variables,
+                 interp::ArrayMap &outputs, std::string &err, DiagEngine &diags) {
   std::string weights = weightsFilePath(m);
   auto target = targetFor(o.target, "", "", err);
   if (!target)
@@ -78,7 +78,10 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
       rt::Array &a = outputs[b.name];
       a.type = rt::ElemType(b.dtype);
       a.shape.assign(b.shape, b.shape + b.rank);
-      a.data.assign(size_t(b.bytes), 0);
+      for (int d = 0; b.dim_vars && d < b.rank; ++d) // a variable axis holds the variable's value
+        if (b.dim_vars[d] >= 0)
+          a.shape[size_t(d)] = variables.at(p->buffers[b.dim_vars[d]].name);
+      a.data.assign(a.byteSize(), 0);
       out.push_back(a.data.data());
     }
   }
@@ -91,6 +94,13 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
   for (int i = 0; i < p->num_buffers; ++i) // weights without a file come from the generator, like the interpreter's
     if (p->buffers[i].kind == TGC_WEIGHT && weights.empty())
       tgc_model_bind_weight(model, p->buffers[i].name, inputs.at(p->buffers[i].name).data.data());
+  for (const auto &[name, value] : variables) {
+    if (tgc_model_set_variable(model, name.c_str(), value) != 0) {
+      err = tgc_model_error(model);
+      tgc_model_destroy(model);
+      return false;
+    }
+  }
   auto runOnce = [&] {
     if (tgc_model_run(model, in.data(), out.data()) == 0)
       return true;
@@ -137,10 +147,13 @@ int runCommand(const RunOptions &o) {
     if (interp::dtypeOf(a.type) != s.dtype)
       return oneLineError(std::string(interp::roleName(s.role)) + " '" + s.name + "' has dtype " +
                           std::string(rt::elemName(a.type)) + ", expected " + s.dtype.str());
-    if (a.shape != s.shape)
+    if (a.shape != s.shape && s.dimVars.empty())
       return oneLineError(std::string(interp::roleName(s.role)) + " '" + s.name + "' has shape " +
                           rt::shapeString(a.shape) + ", expected " + rt::shapeString(s.shape));
   }
+  auto variables = interp::variableValues(sig, inputs, err); // symbolic dimensions, from the inputs' shapes
+  if (!variables)
+    return oneLineError(err);
   bool compiled = !o.interp && detectStage(m->root) == Stage::Tensor;
   if (!o.interp && !compiled)
     return oneLineError("only tensor-level models can be compiled; use --interp to run this " +
@@ -148,7 +161,7 @@ int runCommand(const RunOptions &o) {
   interp::ArrayMap reference;
   if ((o.interp || o.compare) && !interp::run(*m, inputs, reference, err))
     return oneLineError(err);
-  if (compiled && !runCompiled(*m, o, inputs, sig, outputs, err, diags))
+  if (compiled && !runCompiled(*m, o, inputs, sig, *variables, outputs, err, diags))
     return oneLineError(err);
   if (!compiled)
     outputs = reference;
