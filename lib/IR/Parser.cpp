@@ -464,9 +464,8 @@ bool Parser::build(Statement &st) {
 
 /// A define_var's name can be used in shapes below it; one name, one variable.
 bool Parser::bindVariable(const UOp *u, const Statement &st) {
-  std::string err = checkDefineVarArg(u);
-  if (!err.empty())
-    return error(st.opLoc, err);
+  if (!checkDefineVarArg(u).empty())
+    return true; // malformed: the verifier says why; shapes cannot name it
   auto [it, isNew] = variables_.emplace(varName(u), u);
   if (!isNew && it->second != u)
     return error(st.opLoc, "variable '" + varName(u) + "' is already defined with other bounds or dtype");

@@ -59,8 +59,9 @@ Arg normalizeAxes(Op op, const Arg &arg, int64_t rank) {
   return Arg(t);
 }
 
-/// x moved to `shape` by numpy's rule: axes of size 1 prepended (reshape), then stretched (expand).
-const UOp *broadcastTo(Context &ctx, const UOp *x, const Shape &shape) {
+/// x moved to `shape` by numpy's rule: axes of size 1 prepended (reshape), then stretched (expand) to the axes'
+/// sizes and variables (`vars`, empty when none).
+const UOp *broadcastTo(Context &ctx, const UOp *x, const Shape &shape, const std::vector<const UOp *> &vars) {
   Shape s = x->shapeVec();
   if (s == shape)
     return x;
@@ -68,7 +69,7 @@ const UOp *broadcastTo(Context &ctx, const UOp *x, const Shape &shape) {
     s.insert(s.begin(), shape.size() - s.size(), 1);
     x = ctx.make(Op::Reshape, x->dtype(), {x}, Arg(), s);
   }
-  return s == shape ? x : ctx.make(Op::Expand, x->dtype(), {x}, Arg(), shape);
+  return s == shape ? x : ctx.make(Op::Expand, x->dtype(), {x}, Arg(), shape, {}, vars);
 }
 
 /// Elementwise operands of rank >= 1 broadcast to one shape (rank-0 operands broadcast as they are).
@@ -85,9 +86,10 @@ bool broadcastOperands(Context &ctx, Op op, std::vector<const UOp *> &src, std::
     }
     full = b;
   }
+  std::vector<const UOp *> vars = full ? broadcastVars(src, *full) : std::vector<const UOp *>{};
   for (const UOp *&s : src)
     if (full && s->hasShape() && s->rank() > 0)
-      s = broadcastTo(ctx, s, *full);
+      s = broadcastTo(ctx, s, *full, vars);
   return true;
 }
 

@@ -60,21 +60,6 @@ bool isEmpty(const std::vector<const UOp *> &vars) {
   return std::all_of(vars.begin(), vars.end(), [](const UOp *v) { return v == nullptr; });
 }
 
-/// Whether `u` has the same value at every index of `axis` (a constant, or an expand from size 1, or elementwise
-/// over such values): such an operand fits an axis of any size.
-bool broadcastsAlong(const UOp *u, size_t axis, int depth = 8) {
-  if (u->isConst())
-    return true;
-  if (u->op() == Op::Expand)
-    return u->src(0)->shape()[axis] == 1;
-  if (depth == 0 || !group::elementwise().contains(u->op()))
-    return false;
-  for (const UOp *s : u->src())
-    if (s->rank() == u->rank() && !broadcastsAlong(s, axis, depth - 1))
-      return false;
-  return true;
-}
-
 std::string axisName(const UOp *v, int64_t size) { return v ? varName(v) : std::to_string(size); }
 
 /// Inputs and outputs are dense in memory: a variable axis may only follow axes of size 1.
@@ -103,14 +88,14 @@ std::string checkOperandVarsKept(const UOp *u) {
   return "";
 }
 
-/// Elementwise operands agree on each axis's variable, except operands broadcast along it.
+/// Elementwise operands agree on each axis's variable (a broadcast to a variable axis is an expand to it).
 std::string checkElementwiseVars(const UOp *u) {
   for (size_t i = 0; i < u->numSrc(); ++i) {
     const UOp *s = u->src(i);
     if (s->rank() != u->rank())
       continue;
     for (size_t a = 0; a < size_t(u->rank()); ++a) {
-      if (s->dimVar(a) == u->dimVar(a) || broadcastsAlong(s, a))
+      if (s->dimVar(a) == u->dimVar(a))
         continue;
       return "operand #" + std::to_string(i) + " of '" + std::string(opName(u->op())) + "' has axis " +
              std::to_string(a) + " of size " + axisName(s->dimVar(a), s->shape()[a]) + ", the result " +
@@ -194,6 +179,15 @@ std::string checkDimVars(const UOp *u) {
     if (std::string err = checkElementwiseVars(u); !err.empty())
       return err;
   return checkOperandVarsKept(u);
+}
+
+std::vector<const UOp *> broadcastVars(std::span<const UOp *const> src, const Shape &full) {
+  std::vector<const UOp *> vars(full.size(), nullptr);
+  for (const UOp *s : src)
+    for (size_t a = 0; s->hasShape() && a < size_t(s->rank()) && size_t(s->rank()) <= full.size(); ++a)
+      if (const UOp *v = s->dimVar(a); v && s->shape()[a] == full[full.size() - size_t(s->rank()) + a])
+        vars[full.size() - size_t(s->rank()) + a] = v;
+  return isEmpty(vars) ? std::vector<const UOp *>{} : vars;
 }
 
 std::string symbolicShape(std::span<const int64_t> shape, std::span<const UOp *const> vars) {

@@ -23,6 +23,10 @@ namespace tgc {
 /// are unchanged). Empty when no axis is a variable.
 std::vector<const UOp *> deriveDimVars(Op op, std::span<const UOp *const> src, const Arg &arg, const Shape &shape);
 
+/// The variable of each axis of `full`, the numpy broadcast of the shapes of `src` (trailing axes aligned): an
+/// operand's, where its axis has the full size. Empty when none. Broadcasts expand to these.
+std::vector<const UOp *> broadcastVars(std::span<const UOp *const> src, const Shape &full);
+
 /// Why `u`'s variable axes are not valid (a variable axis resized, merged or reduced away by a composite, a static
 /// operand axis meeting a variable one, a variable inside an input's layout), or "".
 std::string checkDimVars(const UOp *u);

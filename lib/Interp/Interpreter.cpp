@@ -296,6 +296,10 @@ rt::Array randomArray(const TensorSpec &spec, uint64_t seed) {
   rt::Array a;
   a.type = *elemTypeOf(spec.dtype);
   a.shape = spec.shape;
+  for (size_t i = 0; i < spec.dimVars.size(); ++i)
+    if (!spec.dimVars[i].empty())
+      a.shape[i] = rt::generatedDimension(spec.varBounds.at(spec.dimVars[i]).first,
+                                          spec.varBounds.at(spec.dimVars[i]).second);
   rt::fillRandom(a, seed, spec.name);
   if (spec.role == TensorSpec::Role::Variable) { // a value within the bounds, from the random bits
     uint64_t bits = 0;

@@ -208,7 +208,7 @@ const UOp *pool2d(const Match &m) {
   Tensor sums = x.pad(p).pool(k, stride, dil).sum({-1, -2}).reshape(u->shapeVec());
   if (u->arg().getTuple()[3].getBool())
     return (sums * (1.0 / double(k[0] * k[1]))).uop();
-  Tensor ones = Tensor::full(x.ctx(), x.dtype(), x.shape(), 1.0);
+  Tensor ones = Tensor::fullLike(x, x.dtype(), 1.0);
   Tensor counts = ones.pad(p).pool(k, stride, dil).sum({-1, -2}).reshape(u->shapeVec());
   return (sums / counts).uop();
 }
@@ -250,7 +250,7 @@ Tensor iota(Context &ctx, DType d, int64_t n) {
 Tensor inRange(const Tensor &idx, int64_t n) {
   Context &ctx = idx.ctx();
   DType d = idx.dtype();
-  Tensor ok = n > dtypeMax(d) ? Tensor::full(ctx, dt::Bool, idx.shape(), 1) : idx.lt(Tensor::scalar(idx, double(n)));
+  Tensor ok = n > dtypeMax(d) ? Tensor::fullLike(idx, dt::Bool, 1) : idx.lt(Tensor::scalar(idx, double(n)));
   if (d.isUnsigned())
     return ok;
   Tensor negative = idx.lt(Tensor::scalar(idx, 0));

@@ -4,6 +4,8 @@
 
 #include "Passes/TensorBuilder.h"
 
+#include "IR/SymbolicDims.h"
+
 #include "IR/Infer.h"
 
 #include <algorithm>
@@ -26,6 +28,11 @@ Tensor Tensor::scalar(const Tensor &like, double v) { return scalarOf(like.ctx()
 Tensor Tensor::scalarOf(Context &ctx, DType d, double v) { return ctx.constant(d, v, Shape{}); }
 
 Tensor Tensor::full(Context &ctx, DType d, const Shape &s, double v) { return ctx.constant(d, v, s); }
+
+Tensor Tensor::fullLike(const Tensor &like, DType d, double v) {
+  const UOp *c = like.ctx().constant(d, v);
+  return like.ctx().make(Op::Const, d, {}, c->arg(), like.shape(), {}, like.uop()->dimVars());
+}
 
 // --- movement ---------------------------------------------------------------------------------------------------
 
@@ -99,17 +106,18 @@ Tensor Tensor::padValue(const std::vector<std::pair<int64_t, int64_t>> &p, doubl
   Tensor padded = pad(p);
   if (v == 0)
     return padded;
-  Tensor inside = full(ctx(), dt::Bool, shape(), 1).pad(p);
+  Tensor inside = fullLike(*this, dt::Bool, 1).pad(p);
   return inside.where(padded, scalar(*this, v));
 }
 
-Tensor Tensor::broadcastTo(const Shape &s) const {
+Tensor Tensor::broadcastTo(const Shape &s, const std::vector<const UOp *> &vars) const {
   Shape cur = shape();
   if (cur == s)
     return *this;
   Shape padded(s.size() - cur.size(), 1);
   padded.insert(padded.end(), cur.begin(), cur.end());
-  return reshape(padded).expand(s);
+  Tensor r = reshape(padded);
+  return r.shape() == s ? r : Tensor(ctx().make(Op::Expand, dtype(), {r.uop()}, Arg(), s, {}, vars));
 }
 
 Tensor Tensor::transpose(int64_t a, int64_t b) const {
@@ -157,12 +165,16 @@ static Shape broadcastShape(const Shape &a, const Shape &b) {
 /// Operands of an elementwise op: rank-0 ones stay as they are (the IR broadcasts them), others are expanded.
 static std::vector<const UOp *> operands(std::initializer_list<Tensor> ts) {
   Shape s;
-  for (const Tensor &t : ts)
+  std::vector<const UOp *> in;
+  for (const Tensor &t : ts) {
+    in.push_back(t.uop());
     if (t.rank() > 0)
       s = broadcastShape(s, t.shape());
+  }
+  std::vector<const UOp *> vars = broadcastVars(in, s); // a broadcast to a variable axis expands to the variable
   std::vector<const UOp *> out;
   for (const Tensor &t : ts)
-    out.push_back(t.rank() == 0 ? t.uop() : t.broadcastTo(s).uop());
+    out.push_back(t.rank() == 0 ? t.uop() : t.broadcastTo(s, vars).uop());
   return out;
 }
 

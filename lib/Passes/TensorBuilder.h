@@ -34,6 +34,8 @@ public:
   static Tensor scalarOf(Context &ctx, DType d, double v);
   /// A constant tensor of a given shape.
   static Tensor full(Context &ctx, DType d, const Shape &s, double v);
+  /// A constant tensor of `like`'s shape and axis variables.
+  static Tensor fullLike(const Tensor &like, DType d, double v);
 
   // --- movement
   Tensor reshape(const Shape &s) const;
@@ -45,8 +47,8 @@ public:
   Tensor flip(const std::vector<int64_t> &axes) const;
   /// Pad with a value other than zero (through a mask).
   Tensor padValue(const std::vector<std::pair<int64_t, int64_t>> &p, double v) const;
-  /// numpy broadcasting to `s` (prepends axes of size 1, then expands).
-  Tensor broadcastTo(const Shape &s) const;
+  /// numpy broadcasting to `s` (prepends axes of size 1, then expands to the axes' variables `vars`, if any).
+  Tensor broadcastTo(const Shape &s, const std::vector<const UOp *> &vars = {}) const;
   Tensor transpose(int64_t a, int64_t b) const;
   /// Move `axis` to the end.
   Tensor moveToEnd(int64_t axis) const;

@@ -129,13 +129,66 @@ int parseArgs(int argc, char **argv, Options &o) {
 
 std::vector<int64_t> shapeOf(const tgc_buffer_info &b) { return {b.shape, b.shape + b.rank}; }
 
-bool loadInput(const tgc_buffer_info &b, const Options &o, tgc::rt::Array &out, std::string &error) {
+/// Values of the program's variables, by buffer index (unset: the upper bound).
+using Variables = std::map<int, int64_t>;
+
+/// The shape of a buffer with its variable axes at their values.
+std::vector<int64_t> shapeOf(const tgc_program_info *p, const tgc_buffer_info &b, const Variables &vars) {
+  std::vector<int64_t> s = shapeOf(b);
+  for (int d = 0; b.dim_vars && d < b.rank; ++d)
+    if (int v = b.dim_vars[d]; v >= 0)
+      s[size_t(d)] = vars.count(v) ? vars.at(v) : p->buffers[v].var_max;
+  return s;
+}
+
+/// An input's shape against its buffer: static axes equal, variable axes within bounds and agreeing with other
+/// inputs (their values are recorded in `vars`).
+bool matchShape(const tgc_program_info *p, const tgc_buffer_info &b, const std::vector<int64_t> &shape,
+                Variables &vars, std::string &error) {
+  std::string expected = "[";
+  for (int d = 0; d < b.rank; ++d) {
+    int v = b.dim_vars ? b.dim_vars[d] : -1;
+    expected += (d ? ", " : "") + (v >= 0 ? std::string(p->buffers[v].name) : std::to_string(b.shape[d]));
+  }
+  expected += "]";
+  bool fits = shape.size() == size_t(b.rank);
+  for (int d = 0; fits && d < b.rank; ++d)
+    fits = (b.dim_vars && b.dim_vars[d] >= 0) || shape[size_t(d)] == b.shape[d];
+  if (!fits) {
+    error = std::string("input '") + b.name + "' has shape " + tgc::rt::shapeString(shape) + ", expected " + expected;
+    return false;
+  }
+  for (int d = 0; b.dim_vars && d < b.rank; ++d) {
+    int v = b.dim_vars[d];
+    if (v < 0)
+      continue;
+    const tgc_buffer_info &var = p->buffers[v];
+    int64_t n = shape[size_t(d)];
+    std::string at = std::string("input '") + b.name + "' has " + var.name + " = " + std::to_string(n);
+    if (n < var.var_min || n > var.var_max) {
+      error = at + ", outside its bounds [" + std::to_string(var.var_min) + ", " + std::to_string(var.var_max) + "]";
+      return false;
+    }
+    auto [known, fresh] = vars.emplace(v, n);
+    if (!fresh && known->second != n) {
+      error = at + ", but another input has " + var.name + " = " + std::to_string(known->second);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool loadInput(const tgc_program_info *p, const tgc_buffer_info &b, const Options &o, tgc::rt::Array &out,
+               Variables &vars, std::string &error) {
   auto it = o.inputs.find(b.name);
-  if (it == o.inputs.end()) {
+  if (it == o.inputs.end()) { // generated, with variable axes at the interpreter's size for them
     out.type = tgc::rt::ElemType(b.dtype);
     out.shape = shapeOf(b);
+    for (int d = 0; b.dim_vars && d < b.rank; ++d)
+      if (int v = b.dim_vars[d]; v >= 0)
+        out.shape[size_t(d)] = tgc::rt::generatedDimension(p->buffers[v].var_min, p->buffers[v].var_max);
     tgc::rt::fillRandom(out, o.seed, b.name);
-    return true;
+    return matchShape(p, b, out.shape, vars, error);
   }
   if (!tgc::rt::readNpy(it->second, out, error))
     return false;
@@ -144,12 +197,7 @@ bool loadInput(const tgc_buffer_info &b, const Options &o, tgc::rt::Array &out, 
             ", expected " + std::string(tgc::rt::elemName(tgc::rt::ElemType(b.dtype)));
     return false;
   }
-  if (out.shape != shapeOf(b)) {
-    error = std::string("input '") + b.name + "' has shape " + tgc::rt::shapeString(out.shape) + ", expected " +
-            tgc::rt::shapeString(shapeOf(b));
-    return false;
-  }
-  return true;
+  return matchShape(p, b, out.shape, vars, error);
 }
 
 /// The shortest text that reads back as v (as tgc run --print writes it).
@@ -240,17 +288,22 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
   std::vector<void *> outPtrs;
   std::vector<const tgc_buffer_info *> outInfo;
   std::string error;
+  Variables vars; // symbolic dimensions, from the inputs' shapes
   for (int i = 0; i < p->num_buffers; ++i) {
     const tgc_buffer_info &b = p->buffers[i];
     if (b.kind == TGC_INPUT) {
       inputs.emplace_back();
-      if (!loadInput(b, o, inputs.back(), error))
+      if (!loadInput(p, b, o, inputs.back(), vars, error))
         return die(error);
-    } else if (b.kind == TGC_OUTPUT) {
+    }
+  }
+  for (int i = 0; i < p->num_buffers; ++i) {
+    const tgc_buffer_info &b = p->buffers[i];
+    if (b.kind == TGC_OUTPUT) {
       outputs.emplace_back();
       outputs.back().type = tgc::rt::ElemType(b.dtype);
-      outputs.back().shape = shapeOf(b);
-      outputs.back().data.assign(size_t(b.bytes), 0);
+      outputs.back().shape = shapeOf(p, b, vars);
+      outputs.back().data.assign(outputs.back().byteSize(), 0);
       outInfo.push_back(&b);
     }
   }
@@ -270,6 +323,9 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
   tgc_model *m = tgc_model_create(p, o.weights.empty() ? nullptr : o.weights.c_str(), o.threads, err, sizeof(err));
   if (!m)
     return die(err);
+  for (const auto &[v, n] : vars)
+    if (tgc_model_set_variable(m, p->buffers[v].name, n) != 0)
+      return die(tgc_model_error(m));
   // weights neither embedded nor in a file are generated like inputs, for testing
   std::vector<tgc::rt::Array> generated;
   generated.reserve(size_t(p->num_buffers));

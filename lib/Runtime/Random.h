@@ -15,4 +15,8 @@ namespace tgc::rt {
 /// uniform in [-8, 8), unsigned in [0, 16), bools fair. The stream depends on the name, not on argument order.
 void fillRandom(Array &a, uint64_t seed, const std::string &name);
 
+/// The size a generated input gives a variable dimension with bounds [lo, hi]: small (interpreting a batch of 256
+/// is slow) but more than one row, so rows that mix up show: min(lo + 1, hi).
+inline int64_t generatedDimension(int64_t lo, int64_t hi) { return lo + 1 < hi ? lo + 1 : hi; }
+
 } // namespace tgc::rt

@@ -35,6 +35,16 @@ std::string cElemType(DType d) {
   return std::string(scalarCName(s));
 }
 
+/// `[N, 784]`: a buffer's shape with variable axes by name.
+std::string symbolicShape(const ProgramDesc &p, const BufferDesc &b) {
+  std::string s = "[";
+  for (size_t d = 0; d < b.shape.size(); ++d) {
+    int v = b.dimVars.empty() ? -1 : b.dimVars[d];
+    s += (d ? ", " : "") + (v >= 0 ? p.buffers[size_t(v)].name : std::to_string(b.shape[d]));
+  }
+  return s + "]";
+}
+
 /// The device code as a byte array (OpenCL C is kept NUL-terminated for readers that print it).
 std::string codeArray(const char *name, const std::string &code) {
   std::string s = "static const unsigned char " + std::string(name) + "[] __attribute__((aligned(64))) = {";
@@ -118,9 +128,12 @@ std::string tables(const ProgramDesc &p, const EmitOptions &o) {
   return s;
 }
 
-/// Parameter list of the run function: inputs, then outputs, typed.
+/// Parameter list of the run function: variables (the sizes of symbolic dimensions), inputs, then outputs, typed.
 std::string runParams(const ProgramDesc &p) {
   std::string s;
+  for (const BufferDesc &b : p.buffers)
+    if (b.kind == TGC_VARIABLE)
+      s += (s.empty() ? "" : ", ") + std::string("int64_t ") + symbolName(b.name);
   for (const BufferDesc &b : p.buffers)
     if (b.kind == TGC_INPUT)
       s += (s.empty() ? "" : ", ") + std::string("const ") + cElemType(b.dtype) + " *" + symbolName(b.name);
@@ -159,7 +172,7 @@ int NAME_init(const char *weights_path, int num_threads) {
 
 int NAME_run(@PARAMS@) {
   if (!instance && NAME_init(0, 0) != 0)
-    return -1;
+    return -1;@SETVARS@
   const void *inputs[] = {@INS@};
   void *outputs[] = {@OUTS@};
   if (tgc_model_run(instance, inputs, outputs) == 0)
@@ -195,6 +208,13 @@ const int64_t *NAME_output_shape(int i) { const tgc_buffer_info *b = io(TGC_OUTP
     for (size_t pos; (pos = s.find(from)) != std::string::npos;)
       s.replace(pos, from.size(), to);
   };
+  std::string setVars;
+  for (const BufferDesc &b : p.buffers)
+    if (b.kind == TGC_VARIABLE)
+      setVars += "\n  if (tgc_model_set_variable(instance, " + quote(b.name) + ", " + symbolName(b.name) +
+                 ") != 0) {\n    snprintf(last_error, sizeof last_error, \"%s\", tgc_model_error(instance));\n"
+                 "    return -1;\n  }";
+  replace("@SETVARS@", setVars);
   replace("NAME_", n);
   replace("@PARAMS@", runParams(p));
   replace("@INS@", ins.empty() ? "0" : ins);
@@ -226,9 +246,13 @@ std::string emitHeader(const ProgramDesc &p, const EmitOptions &o) {
     c = char(std::toupper(static_cast<unsigned char>(c)));
   std::string doc;
   for (const BufferDesc &b : p.buffers)
+    if (b.kind == TGC_VARIABLE)
+      doc += std::string(" *   variable ") + b.name + ": the size of dimension " + b.name + ", " +
+             std::to_string(b.varMin) + " to " + std::to_string(b.varMax) + " (else -1 is returned)\n";
+  for (const BufferDesc &b : p.buffers)
     if (b.kind == TGC_INPUT || b.kind == TGC_OUTPUT)
       doc += std::string(" *   ") + (b.kind == TGC_INPUT ? "input  " : "output ") + b.name + ": " + b.dtype.str() +
-             shapeStr(b.shape) + ", row-major\n";
+             symbolicShape(p, b) + ", row-major\n";
   std::string s = "/* " + n + "run and friends: the model '" + p.name + "' compiled by tgc from " + o.source +
                   ".\n"
                   " *\n"

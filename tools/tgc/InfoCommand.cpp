@@ -13,6 +13,22 @@
 
 namespace tgc {
 
+/// `[N, 784]`: a spec's shape with its variable axes by name.
+static std::string specShape(const interp::TensorSpec &s) {
+  std::string t = "[";
+  for (size_t a = 0; a < s.shape.size(); ++a)
+    t += (a ? ", " : "") + (s.dimVars.empty() || s.dimVars[a].empty() ? std::to_string(s.shape[a]) : s.dimVars[a]);
+  return t + "]";
+}
+
+/// The variables that size dimensions, with their bounds.
+static std::map<std::string, std::pair<int64_t, int64_t>> dimensionVariables(const std::vector<interp::TensorSpec> &sig) {
+  std::map<std::string, std::pair<int64_t, int64_t>> vars;
+  for (const auto &s : sig)
+    vars.insert(s.varBounds.begin(), s.varBounds.end());
+  return vars;
+}
+
 int infoCommand(const InfoOptions &o) {
   Context ctx;
   SourceManager sm;
@@ -42,8 +58,16 @@ int infoCommand(const InfoOptions &o) {
       nlohmann::ordered_json e = {{"name", s.name}, {"dtype", s.dtype.str()}, {"shape", s.shape}};
       if (s.role == interp::TensorSpec::Role::Variable)
         e["bounds"] = {s.lo, s.hi};
+      if (!s.dimVars.empty()) { // "shape" has the bounds of these axes
+        e["dim_vars"] = nlohmann::ordered_json::array();
+        for (const std::string &v : s.dimVars)
+          e["dim_vars"].push_back(v.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(v));
+      }
       j[std::string(interp::roleName(s.role)) + "s"].push_back(e);
     }
+    for (const auto &[name, bounds] : dimensionVariables(sig))
+      j["variables"].push_back({{"name", name}, {"dtype", "index"}, {"bounds", {bounds.first, bounds.second}},
+                                {"dimension", true}});
     j["kernels"] = kernels;
     j["ops"] = ops;
     std::string text = j.dump(2) + "\n";
@@ -56,8 +80,11 @@ int infoCommand(const InfoOptions &o) {
     if (s.role == interp::TensorSpec::Role::Variable)
       text += "integer in [" + std::to_string(s.lo) + ", " + std::to_string(s.hi) + "]\n";
     else
-      text += s.dtype.str() + shapeStr(s.shape) + "\n";
+      text += s.dtype.str() + specShape(s) + "\n";
   }
+  for (const auto &[name, bounds] : dimensionVariables(sig))
+    text += "  variable " + name + ": dimension in [" + std::to_string(bounds.first) + ", " +
+            std::to_string(bounds.second) + "]\n";
   for (const std::string &w : m->weightFiles)
     text += "  weights file: " + w + "\n";
   if (stage == Stage::Program)
