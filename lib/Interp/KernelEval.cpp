@@ -637,17 +637,34 @@ bool needsLinearOrder(const UOp *sink) {
 /// The launch of a GPU kernel: its special nodes and their extents, work-group indices then work-item indices.
 struct Launch {
   std::vector<const UOp *> groupIdx, localIdx; // by dimension
+  std::map<const UOp *, int64_t> extent;       // of each launch index
   int64_t groups = 1, items = 1;
 };
 
-Launch launchOf(const UOp *kernel) {
+/// The value of a define_var among the bound buffers (by name, one i64), as Kernel::variable reads it.
+int64_t variableIn(const UOp *var, const std::vector<Memory> &buffers) {
+  for (const Memory &m : buffers) {
+    if (m.name != var->arg().getTuple()[0].getString() || m.count != 1 || m.elem != dt::I64)
+      continue;
+    int64_t v = 0;
+    std::memcpy(&v, m.data, sizeof v);
+    return v;
+  }
+  fail(where(var) + " has no value");
+}
+
+Launch launchOf(const UOp *kernel, const std::vector<Memory> &buffers) {
   Launch l;
   for (const UOp *u : toposort(kernel)) {
     if (u->op() != Op::Special)
       continue;
     const std::string &name = u->arg().getString();
-    if (!u->src(0)->isConst() || u->src(0)->constInt() < 0)
-      fail(where(u) + " needs a constant, non-negative extent");
+    const UOp *n = u->src(0);
+    bool known = n->isConst() || n->op() == Op::DefineVar; // a grid dimension may run to a variable
+    int64_t size = !known ? -1 : n->isConst() ? n->constInt() : variableIn(n, buffers);
+    if (size < 0)
+      fail(where(u) + " needs a constant (or variable), non-negative extent");
+    l.extent[u] = size;
     bool local = name.rfind("lidx", 0) == 0;
     if (!local && name.rfind("gidx", 0) != 0)
       fail(where(u) + " names launch index '" + name + "', which is neither gidxN nor lidxN");
@@ -657,16 +674,17 @@ Launch launchOf(const UOp *kernel) {
   std::sort(l.groupIdx.begin(), l.groupIdx.end(), byName);
   std::sort(l.localIdx.begin(), l.localIdx.end(), byName);
   for (const UOp *u : l.groupIdx)
-    l.groups *= u->src(0)->constInt();
+    l.groups *= l.extent.at(u);
   for (const UOp *u : l.localIdx)
-    l.items *= u->src(0)->constInt();
+    l.items *= l.extent.at(u);
   return l;
 }
 
 /// Index values of flat position `flat` over the extents of `idx` (the first fastest, like dimension x).
-void unflatten(int64_t flat, const std::vector<const UOp *> &idx, std::vector<std::pair<const UOp *, int64_t>> &out) {
+void unflatten(int64_t flat, const std::vector<const UOp *> &idx, const Launch &l,
+               std::vector<std::pair<const UOp *, int64_t>> &out) {
   for (const UOp *u : idx) {
-    int64_t n = u->src(0)->constInt();
+    int64_t n = l.extent.at(u);
     out.emplace_back(u, flat % n);
     flat /= n;
   }
@@ -728,8 +746,8 @@ void runLaunch(const UOp *kernel, const Launch &l, std::vector<Memory> &buffers)
   std::vector<std::pair<const UOp *, int64_t>> values;
   auto at = [&](int64_t g, int64_t i) {
     values.clear();
-    unflatten(g, l.groupIdx, values);
-    unflatten(i, l.localIdx, values);
+    unflatten(g, l.groupIdx, l, values);
+    unflatten(i, l.localIdx, l, values);
     return values;
   };
   for (int64_t g = 0; g < l.groups; ++g) {
@@ -800,7 +818,7 @@ void runLaunch(const UOp *kernel, const Launch &l, std::vector<Memory> &buffers)
 
 void runKernel(const UOp *kernel, std::vector<Memory> &buffers) {
   std::vector<Memory> bound = buffers; // registers get appended for this run only
-  Launch l = launchOf(kernel);
+  Launch l = launchOf(kernel, buffers);
   if (!l.groupIdx.empty() || !l.localIdx.empty()) {
     runLaunch(kernel, l, bound);
     return;

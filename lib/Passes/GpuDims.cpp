@@ -49,35 +49,43 @@ struct Dim {
   int64_t size = 1;
 };
 
+/// Whether a loop runs to a variable (a symbolic batch): it gets a launch dimension of its own, never merged.
+bool isVariableLoop(const UOp *r) { return r->src(0)->op() == Op::DefineVar; }
+
 /// Launch dimensions for ranges (outer to inner): at most three, the innermost last (it becomes dimension 0), each
-/// within limit[d]. nullopt when they cannot fit.
+/// within limit[d]. Ranges that run to a variable come first, one dimension each, with the variable's upper bound
+/// as their size. nullopt when they cannot fit.
 std::optional<std::vector<Dim>> groupDims(const std::vector<const UOp *> &ranges, const int64_t limit[3]) {
-  std::vector<Dim> dims;
+  std::vector<Dim> dims, variable;
   for (const UOp *r : ranges)
-    dims.push_back({{r}, rangeSize(r)});
+    (isVariableLoop(r) ? variable : dims).push_back({{r}, isVariableLoop(r) ? r->src(0)->vmax() : rangeSize(r)});
+  size_t most = 3 - std::min<size_t>(variable.size(), 3);
+  if (variable.size() > 3 || (most == 0 && !dims.empty()))
+    return std::nullopt;
   auto merge = [](Dim a, const Dim &b) {
     a.ranges.insert(a.ranges.end(), b.ranges.begin(), b.ranges.end());
     a.size *= b.size;
     return a;
   };
-  while (dims.size() > 3) {
+  while (dims.size() > most) {
     dims[1] = merge(dims[0], dims[1]);
     dims.erase(dims.begin());
   }
-  auto fits = [&] {
-    for (size_t i = 0; i < dims.size(); ++i)
-      if (dims[i].size > limit[dims.size() - 1 - i])
+  auto fits = [&](const std::vector<Dim> &all) {
+    for (size_t i = 0; i < all.size(); ++i)
+      if (all[i].size > limit[all.size() - 1 - i])
         return false;
     return true;
   };
   // outer dimensions over their (smaller) limits merge inward, into x
-  while (!fits() && dims.size() > 1) {
+  while (!fits(dims) && dims.size() > 1) {
     dims[1] = merge(dims[0], dims[1]);
     dims.erase(dims.begin());
   }
-  if (!fits())
+  variable.insert(variable.end(), dims.begin(), dims.end());
+  if (!fits(variable))
     return std::nullopt;
-  return dims;
+  return variable;
 }
 
 class GpuKernel {
@@ -91,7 +99,7 @@ public:
         nextId_ = std::max(nextId_, rangeId(u) + 1);
       if (!isKind(u, "loop") && !isLaunchLocal(u))
         continue;
-      if (!u->src(0)->isConst()) {
+      if (!u->src(0)->isConst() && !(isKind(u, "loop") && isVariableLoop(u))) {
         error = "range " + std::to_string(rangeId(u)) + " has no constant size";
         return nullptr;
       }
@@ -138,6 +146,10 @@ private:
       const Dim &d = (*dims)[i];
       DType ix = d.ranges[0]->dtype();
       std::string name = prefix + std::to_string(dims->size() - 1 - i);
+      if (isVariableLoop(d.ranges[0])) { // launched with the variable's value as its extent
+        value_[d.ranges[0]] = ctx_.make(Op::Special, ix, {d.ranges[0]->src(0)}, Arg(name));
+        continue;
+      }
       const UOp *s = ctx_.make(Op::Special, ix, {ctx_.constInt(ix, d.size)}, Arg(name));
       int64_t inner = 1; // product of the sizes of the ranges inside the current one
       for (size_t k = d.ranges.size(); k-- > 0;) {

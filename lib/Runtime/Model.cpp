@@ -185,14 +185,35 @@ static tgc::rt::DeviceMemory deviceBuffer(const tgc_model *m, int i) {
   return m->deviceMemory[size_t(i)] ? m->deviceMemory[size_t(i)] : m->pointers[size_t(i)];
 }
 
-/// Run on the device: weights uploaded once (again when rebound), inputs in, calls, outputs back.
+/// The bytes of buffer i at the variables' values (an input or output with a variable axis holds fewer rows than
+/// its upper bound; the variable axis is outermost, so they are a prefix).
+static size_t activeBytes(const tgc_model *m, int i) {
+  const tgc_buffer_info &b = m->program->buffers[i];
+  int64_t bytes = b.bytes;
+  for (int d = 0; b.dim_vars && d < b.rank; ++d)
+    if (int v = b.dim_vars[d]; v >= 0 && b.shape[d] > 0)
+      bytes = bytes / b.shape[d] * m->variables[size_t(v)];
+  return size_t(bytes);
+}
+
+/// A call as launched now: grid dimensions that run to a variable get its value.
+static tgc_call_info launchOf(const tgc_model *m, const tgc_call_info &call) {
+  tgc_call_info now = call;
+  for (int d = 0; d < 3; ++d)
+    if (call.grid_var[d] >= 0)
+      now.grid[d] = m->variables[size_t(call.grid_var[d])];
+  return now;
+}
+
+/// Run on the device: weights uploaded once (again when rebound), inputs and variables in, calls, outputs back.
 static bool runOnDevice(tgc_model *m) {
   const tgc_program_info *p = m->program;
   std::string &err = m->error;
   for (int i = 0; i < p->num_buffers; ++i) {
     const tgc_buffer_info &b = p->buffers[i];
-    bool upload = (b.kind == TGC_WEIGHT && m->uploaded[size_t(i)] != m->pointers[size_t(i)]) || b.kind == TGC_INPUT;
-    if (upload && !m->device->upload(deviceBuffer(m, i), m->pointers[size_t(i)], size_t(b.bytes), err))
+    bool upload = (b.kind == TGC_WEIGHT && m->uploaded[size_t(i)] != m->pointers[size_t(i)]) ||
+                  b.kind == TGC_INPUT || b.kind == TGC_VARIABLE;
+    if (upload && !m->device->upload(deviceBuffer(m, i), m->pointers[size_t(i)], activeBytes(m, i), err))
       return false;
     if (b.kind == TGC_WEIGHT)
       m->uploaded[size_t(i)] = m->pointers[size_t(i)];
@@ -206,7 +227,10 @@ static bool runOnDevice(tgc_model *m) {
     for (int a = 0; a < call.num_args; ++a)
       args.push_back(deviceBuffer(m, call.args[a]));
     double seconds = 0;
-    if (!m->device->launch(c, call, args.data(), m->debug >= 2 ? &seconds : nullptr, err))
+    tgc_call_info now = launchOf(m, call);
+    if (now.grid[0] * now.grid[1] * now.grid[2] == 0)
+      continue; // a variable at 0: nothing to compute
+    if (!m->device->launch(c, now, args.data(), m->debug >= 2 ? &seconds : nullptr, err))
       return false;
     if (m->debug >= 2) {
       m->callSeconds[size_t(c)] = seconds;
@@ -216,7 +240,7 @@ static bool runOnDevice(tgc_model *m) {
   }
   for (size_t o = 0; o < m->outputIndex.size(); ++o) {
     int i = m->outputIndex[o];
-    if (!m->device->download(m->pointers[size_t(i)], deviceBuffer(m, i), size_t(p->buffers[i].bytes), err))
+    if (!m->device->download(m->pointers[size_t(i)], deviceBuffer(m, i), activeBytes(m, i), err))
       return false;
   }
   if (!m->device->finish(err))
@@ -232,11 +256,6 @@ extern "C" tgc_model *tgc_model_create(const tgc_program_info *program, const ch
   m->debug = debugLevel();
   m->pointers.assign(size_t(program->num_buffers), nullptr);
   m->variables.assign(size_t(program->num_buffers), 0);
-  for (int i = 0; i < program->num_buffers; ++i)
-    if (program->device && program->buffers[i].kind == TGC_VARIABLE) {
-      fail(error, error_size, "symbolic shapes run on the CPU only so far");
-      return nullptr;
-    }
   if (!allocateArena(m.get(), error, error_size) || !bindWeights(m.get(), weights_path, error, error_size))
     return nullptr;
   if (program->device && !prepareDevice(m.get(), error, error_size))

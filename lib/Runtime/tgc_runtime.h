@@ -69,6 +69,8 @@ typedef struct tgc_call_info {
                          weight is rebound; 0: every run */
   int parallel_var;   /* the buffer index of the variable whose value is the outermost loop's extent (parallel is
                          then its upper bound), or -1 */
+  int grid_var[3];    /* GPU: per dimension, the buffer index of the variable whose value is the number of
+                         work-groups (grid then has its upper bound), or -1 */
 } tgc_call_info;
 
 typedef struct tgc_program_info {

@@ -237,13 +237,10 @@ private:
       return;
     }
     case Op::DefineVar: { // a variable's value is passed like a buffer, after the buffers (KernelInfo::variables)
-      if (d_.gpu)
-        internalError("the opencl renderer does not take variables");
-      size_t slot = info_.params.size() + size_t(std::find(info_.variables.begin(), info_.variables.end(), u) -
-                                                 info_.variables.begin());
+      std::string slot = std::to_string(info_.variableSlot(u));
       std::string v = "var_" + symbolName(varName(u));
-      line(std::string(ctype(u->dtype())) + " " + v + " = (" + ctype(u->dtype()) + ")*(const int64_t *)bufs[" +
-           std::to_string(slot) + "];");
+      std::string value = d_.gpu ? "data" + slot + "[0]" : "*(const int64_t *)bufs[" + slot + "]";
+      line(std::string(ctype(u->dtype())) + " " + v + " = (" + ctype(u->dtype()) + ")" + value + ";");
       name(u) = v;
       return;
     }

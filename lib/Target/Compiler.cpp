@@ -238,13 +238,6 @@ std::string unsupportedOp(const UOp *linear, const TargetInfo &t) {
 
 /// Checks every kernel of p with unsupportedOp.
 bool renderable(const ProgramDesc &p, const TargetInfo &t, std::string &error) {
-  for (const BufferDesc &b : p.buffers) {
-    if (b.kind == TGC_VARIABLE && isGpuTarget(t)) {
-      error = "the " + t.name + " target does not take symbolic shapes yet (variable " + b.name +
-              "); compile for cpu or c, or give the variable a fixed size";
-      return false;
-    }
-  }
   for (const KernelDesc &k : p.kernels) {
     if (std::string op = unsupportedOp(k.linear, t); !op.empty()) {
       error = "kernel " + k.info.name + ": the " + t.name + " target cannot compile " + op + " yet";
@@ -642,7 +635,8 @@ bool JitProgram::build(const UOp *root, const std::string &name, const TargetInf
                        {},
                        {},
                        c.once ? 1 : 0,
-                       c.parallelVar});
+                       c.parallelVar,
+                       {-1, -1, -1}});
   }
   s.program = {s.desc.name.c_str(),
                int(s.buffers.size()),
@@ -672,7 +666,8 @@ bool JitProgram::buildGpu(const TargetInfo &target, std::string &error) {
     const KernelDesc &k = s.desc.kernels[c.kernel];
     int params = int(std::min(c.args.size(), k.info.params.size())); // a call may pass buffers no longer read
     tgc_call_info call{k.info.name.c_str(), nullptr, params, s.args.back().data(), 0, k.info.flops, k.info.bytes,
-                       k.symbol.c_str(),    {},      {},     c.once ? 1 : 0,     -1};
+                       k.symbol.c_str(),    {},      {},     c.once ? 1 : 0,     -1,
+                       {c.gridVar[0], c.gridVar[1], c.gridVar[2]}};
     std::copy(k.info.grid, k.info.grid + 3, call.grid);
     std::copy(k.info.block, k.info.block + 3, call.block);
     s.calls.push_back(call);

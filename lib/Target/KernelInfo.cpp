@@ -4,11 +4,21 @@
 
 #include "Target/KernelInfo.h"
 
+#include "IR/SymbolicDims.h"
 #include "Passes/ProgramInfo.h"
+
+#include <algorithm>
 
 #include <unordered_set>
 
 namespace tgc {
+
+size_t KernelInfo::variableSlot(const UOp *var) const {
+  size_t i = size_t(std::find(variables.begin(), variables.end(), var) - variables.begin());
+  if (i == variables.size())
+    internalError("variableSlot: '" + varName(var) + "' is not a variable of kernel " + name);
+  return params.size() - variables.size() + i;
+}
 
 std::string symbolName(const std::string &s) {
   std::string out;
@@ -69,9 +79,14 @@ KernelInfo analyzeKernel(const UOp *linear) {
     case Op::Special: {
       const std::string &name = u->arg().getString();
       int dim = name.back() - '0';
-      if (dim < 0 || dim > 2 || !u->src(0)->isConst())
-        internalError("analyzeKernel: launch index '" + name + "' has no dimension 0-2 or no constant extent");
-      (name.rfind("lidx", 0) == 0 ? k.block : k.grid)[dim] = u->src(0)->constInt();
+      bool local = name.rfind("lidx", 0) == 0;
+      const UOp *extent = u->src(0);
+      bool known = extent->isConst() || (!local && extent->op() == Op::DefineVar);
+      if (dim < 0 || dim > 2 || !known)
+        internalError("analyzeKernel: launch index '" + name + "' has no dimension 0-2 or no known extent");
+      (local ? k.block : k.grid)[dim] = extent->isConst() ? extent->constInt() : extent->vmax();
+      if (!extent->isConst())
+        k.gridVar[dim] = extent;
       break;
     }
     case Op::Load:
@@ -95,6 +110,7 @@ KernelInfo analyzeKernel(const UOp *linear) {
   k.bytes *= items;
   // split only a single top-level output loop with a constant trip count that holds every global store
   k.variables = kernelVariables(linear);
+  k.params.insert(k.params.end(), k.variables.size(), dt::I64);
   const UOp *extent = firstTop ? firstTop->src(0) : nullptr;
   bool known = extent && (extent->isConst() || extent->op() == Op::DefineVar);
   if (topLoops == 1 && !storeOutside && known && firstTop->arg().isTuple() &&

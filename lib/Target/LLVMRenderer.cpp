@@ -197,12 +197,14 @@ private:
       return;
     }
     case Op::DefineVar: { // a variable's value is passed like a buffer, after the buffers (KernelInfo::variables)
-      if (flavor_ != LLVMFlavor::CPU)
-        internalError("the GPU renderers do not take variables");
-      size_t slot = info_.params.size() + size_t(std::find(info_.variables.begin(), info_.variables.end(), u) -
-                                                 info_.variables.begin());
-      llvm::Value *at = b_.CreateConstInBoundsGEP1_64(llvm::PointerType::get(c_, 0), bufs_, uint64_t(slot));
-      llvm::Value *p = b_.CreateLoad(llvm::PointerType::get(c_, 0), at);
+      size_t slot = info_.variableSlot(u);
+      llvm::Value *p = nullptr;
+      if (flavor_ == LLVMFlavor::CPU) {
+        llvm::Value *at = b_.CreateConstInBoundsGEP1_64(llvm::PointerType::get(c_, 0), bufs_, uint64_t(slot));
+        p = b_.CreateLoad(llvm::PointerType::get(c_, 0), at);
+      } else {
+        p = f_->getArg(unsigned(slot));
+      }
       llvm::Value *v = b_.CreateLoad(b_.getInt64Ty(), p, "var");
       values_[u] = b_.CreateIntCast(v, type(u->dtype()), true);
       return;

@@ -99,14 +99,16 @@ bool describeProgram(const UOp *root, const std::string &name, ProgramDesc &out,
     for (size_t i = 1; i < call->numSrc(); ++i)
       c.args.push_back(index.at(call->src(i)));
     KernelInfo &info = out.kernels[it->second].info;
-    size_t bufferArgs = c.args.size() - info.variables.size(); // the variables come last (kernelVariables)
-    if (!info.variables.empty() && info.params.size() < bufferArgs)
-      info.params.resize(bufferArgs, dt::Void); // slots the kernel no longer reads still come before them
-    if (info.parallelVar) {
-      size_t v = size_t(std::find(info.variables.begin(), info.variables.end(), info.parallelVar) -
-                        info.variables.begin());
-      c.parallelVar = c.args[bufferArgs + v];
-    }
+    size_t vars = info.variables.size();
+    size_t bufferArgs = c.args.size() - vars; // the variables come last (kernelVariables)
+    if (vars && info.params.size() - vars < bufferArgs) // slots the kernel no longer reads come before them
+      info.params.insert(info.params.end() - long(vars), bufferArgs - (info.params.size() - vars), dt::Void);
+    auto argOf = [&](const UOp *var) { return c.args[info.variableSlot(var)]; };
+    if (info.parallelVar)
+      c.parallelVar = argOf(info.parallelVar);
+    for (int d = 0; d < 3; ++d)
+      if (info.gridVar[d])
+        c.gridVar[d] = argOf(info.gridVar[d]);
     out.calls.push_back(c);
   }
   return true;

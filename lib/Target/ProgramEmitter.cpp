@@ -57,6 +57,10 @@ std::string codeArray(const char *name, const std::string &code) {
   return s + "0};\n";
 }
 
+std::string dims32(const int d[3]) {
+  return "{" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + "}";
+}
+
 std::string tables(const ProgramDesc &p, const EmitOptions &o) {
   std::string s;
   bool gpu = !o.device.empty();
@@ -117,7 +121,7 @@ std::string tables(const ProgramDesc &p, const EmitOptions &o) {
     s += "    {" + quote(k.info.name) + ", " + (gpu ? std::string("0") : o.prefix + k.symbol) + ", " +
          std::to_string(args) + ", args" + std::to_string(c) + ", " + std::to_string(gpu ? 0 : k.info.parallelExtent) +
          ", " + buf + ", " + launch + ", " + (p.calls[c].once ? "1" : "0") + ", " +
-         std::to_string(p.calls[c].parallelVar) + "},\n";
+         std::to_string(p.calls[c].parallelVar) + ", " + dims32(p.calls[c].gridVar) + "},\n";
   }
   s += "};\n\n";
   s += "const tgc_program_info " + o.prefix + "program = {" + quote(p.name) + ", " + std::to_string(p.buffers.size()) +

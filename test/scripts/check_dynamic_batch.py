@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """The examples with a symbolic batch, compiled once, give the interpreter's outputs at every batch size.
 
-examples/mlp_batch.uop and examples/mnist_cnn_batch.uop take `N` images, 1 <= N <= 256. Each is compiled once as a
-cpu executable, a c-target executable and a cpu static library (called from a C program through its header); then,
-for several N, one input of N rows goes through the reference interpreter, the JIT (tgc run), both executables and
-the library, and every output must have N rows and agree with the interpreter's (tolerance as check_backends.py).
-Batch sizes outside the bounds must fail with a one-line error (executables: exit status 1; library: -1).
-Usage: check_dynamic_batch.py SOURCE_DIR TGC WORKDIR [--only NAME]
+examples/mlp_batch.uop and examples/mnist_cnn_batch.uop take `N` images, 1 <= N <= 256. Each is compiled once as an
+executable per target (default cpu and c) and, with cpu, a static library called from a C program through its
+header; then, for several N, one input of N rows goes through the reference interpreter, the JIT (tgc run, for cpu
+and opencl), the executables and the library, and every output must have N rows and agree with the interpreter's
+(tolerance as check_backends.py). Batch sizes outside the bounds must fail with a one-line error (executables: exit
+status 1; library: -1).
+Usage: check_dynamic_batch.py SOURCE_DIR TGC WORKDIR [--only NAME] [--targets cpu,c,opencl]
 """
 import os
 import random
@@ -66,13 +67,16 @@ def npy_from_raw(raw, npy, shape):
     write_npy(npy, shape, list(struct.unpack("<%df" % (len(data) // 4), data)))
 
 
-def build(tgc, uop, work, name):
-    """Compile once: cpu and c executables, and a cpu library with a C program that calls it. The failures."""
+def build(tgc, uop, work, name, targets):
+    """Compile once: an executable per target, and with cpu a library with a C program that calls it. The
+    failures."""
     problems = []
-    for target in ("cpu", "c"):
+    for target in targets:
         r = run([tgc, "compile", uop, "-o", f"{work}/{target}", f"--target={target}", "--name", name])
         if r.returncode:
             problems.append(f"compile --target={target}: {r.stderr.strip()}")
+    if "cpu" not in targets:
+        return problems
     r = run([tgc, "compile", uop, "-o", f"{work}/lib", "--emit=lib", "--name", name])
     if r.returncode:
         return problems + [f"compile --emit=lib: {r.stderr.strip()}"]
@@ -84,7 +88,7 @@ def build(tgc, uop, work, name):
     return problems
 
 
-def check_batch(tgc, uop, work, name, row, n):
+def check_batch(tgc, uop, work, name, row, n, targets):
     """Every way of running the model on one batch of n rows; the failures."""
     base = f"{work}/n{n}"
     count = n
@@ -97,14 +101,17 @@ def check_batch(tgc, uop, work, name, row, n):
         return [f"interpreter: {r.stderr.strip()}"]
     (out_name,) = os.listdir(f"{base}.ref")
     problems = []
-    ways = {
-        "jit": [tgc, "run", uop, "--input", f"x={base}.x.npy", "--output-dir", f"{base}.jit"],
-        "cpu": [f"{work}/cpu/{name}", "--input", f"x={base}.x.npy", "--output-dir", f"{base}.cpu"],
-        "c": [f"{work}/c/{name}", "--input", f"x={base}.x.npy", "--output-dir", f"{base}.c"],
-    }
+    ways = {}
+    for t in targets:
+        if t in ("cpu", "opencl"):
+            ways[f"jit-{t}"] = [tgc, "run", uop, "--target", t, "--input", f"x={base}.x.npy", "--output-dir",
+                                f"{base}.jit-{t}"]
+        ways[t] = [f"{work}/{t}/{name}", "--input", f"x={base}.x.npy", "--output-dir", f"{base}.{t}"]
     for way, cmd in ways.items():
         r = run(cmd)
         problems.append(f"{way}: {r.stderr.strip()}" if r.returncode else compare(f"{base}.ref", f"{base}.{way}"))
+    if "cpu" not in targets:
+        return [p for p in problems if p]
     data = open(f"{base}.x.npy", "rb").read()
     open(f"{base}.x.raw", "wb").write(data[10 + struct.unpack("<H", data[8:10])[0]:])
     r = run([f"{work}/driver", str(n), f"{base}.x.raw", f"{base}.lib.raw"])
@@ -120,16 +127,19 @@ def check_batch(tgc, uop, work, name, row, n):
     return [p for p in problems if p]
 
 
-def check_bounds(tgc, work, name, row):
+def check_bounds(tgc, work, name, row, targets):
     """A batch outside [1, 256] is refused with one line, by the executable and by the library."""
     problems = []
+    exe = f"{work}/{targets[0]}/{name}"
     count = 257
     for d in row:
         count *= d
     write_npy(f"{work}/big.npy", [257] + row, [0.0] * count)
-    r = run([f"{work}/cpu/{name}", "--input", f"x={work}/big.npy"])
+    r = run([exe, "--input", f"x={work}/big.npy"])
     if r.returncode != 1 or "outside its bounds [1, 256]" not in r.stderr or r.stderr.count("\n") != 1:
         problems.append(f"exe with N = 257: status {r.returncode}, {r.stderr!r}")
+    if "cpu" not in targets:
+        return problems
     open(f"{work}/empty.raw", "wb").close()
     r = run([f"{work}/driver", "0", f"{work}/empty.raw", f"{work}/none.raw"])
     if r.returncode != 1 or "N = 0 is outside its bounds [1, 256]" not in r.stdout:
@@ -140,6 +150,7 @@ def check_bounds(tgc, work, name, row):
 def main():
     src, tgc, work = sys.argv[1], sys.argv[2], sys.argv[3]
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
+    targets = sys.argv[sys.argv.index("--targets") + 1].split(",") if "--targets" in sys.argv else ["cpu", "c"]
     shutil.rmtree(work, ignore_errors=True)
     passed = failed = 0
     for name, (row, batches) in MODELS.items():
@@ -150,21 +161,22 @@ def main():
         uop = f"{mwork}/{name}.uop"
         shutil.copy(os.path.join(src, "examples", name + ".uop"), uop)
         run([tgc, "weights", uop])
-        problems = build(tgc, uop, mwork, name)
+        problems = build(tgc, uop, mwork, name, targets)
         if problems:
             failed += 1
             print(f"FAIL {name}: " + "; ".join(problems))
             continue
         for n in batches:
-            problems = check_batch(tgc, uop, mwork, name, row, n)
+            problems = check_batch(tgc, uop, mwork, name, row, n, targets)
             print(f"{'FAIL' if problems else 'ok'} {name} N={n}" + (": " + "; ".join(problems) if problems else ""))
             failed += bool(problems)
             passed += not problems
-        problems = check_bounds(tgc, mwork, name, row)
+        problems = check_bounds(tgc, mwork, name, row, targets)
         print(f"{'FAIL' if problems else 'ok'} {name} bounds" + (": " + "; ".join(problems) if problems else ""))
         failed += bool(problems)
         passed += not problems
-    print(f"dynamic batch: {passed} checks agree (interpreter = jit = cpu = c = library), {failed} failed")
+    ways = ["interpreter", "jit"] + targets + (["library"] if "cpu" in targets else [])
+    print(f"dynamic batch: {passed} checks agree ({' = '.join(ways)}), {failed} failed")
     return 1 if failed or passed == 0 else 0
 
 
