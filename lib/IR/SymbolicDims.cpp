@@ -166,8 +166,7 @@ std::string checkDimVars(const UOp *u) {
       return "internal: axis " + std::to_string(a) + " is a variable but not sized by its upper bound";
   }
   switch (u->op()) {
-  case Op::Weight:
-    return u->hasDimVars() ? "weights have static shapes" : "";
+  case Op::Weight: return u->hasDimVars() ? "weights have static shapes" : "";
   case Op::Input:
   case Op::Output: return checkBoundaryLayout(u);
   case Op::Reshape: return checkReshapeVars(u);

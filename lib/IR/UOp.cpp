@@ -341,18 +341,12 @@ static double roundToFormat(double v, int p, int emin, double maxFinite) {
 
 double roundToDType(double v, DType d) {
   switch (d.scalar()) {
-  case Scalar::Bool:
-    return v != 0;
-  case Scalar::F64:
-    return v;
-  case Scalar::F32:
-    return roundToFormat(v, 24, -126, 3.40282346638528859811704183484516925440e38);
-  case Scalar::F16:
-    return roundToFormat(v, 11, -14, 65504.0);
-  case Scalar::BF16:
-    return roundToFormat(v, 8, -126, 3.38953138925153547590470800371487866880e38);
-  default:
-    break;
+  case Scalar::Bool: return v != 0;
+  case Scalar::F64: return v;
+  case Scalar::F32: return roundToFormat(v, 24, -126, 3.40282346638528859811704183484516925440e38);
+  case Scalar::F16: return roundToFormat(v, 11, -14, 65504.0);
+  case Scalar::BF16: return roundToFormat(v, 8, -126, 3.38953138925153547590470800371487866880e38);
+  default: break;
   }
   if (d.isInt()) {
     if (std::isnan(v))

@@ -385,13 +385,14 @@ std::string checkBuffer(const UOp *u) {
   bool ok = a.isTuple() && a.getTuple().size() == 6;
   if (ok) {
     const auto &t = a.getTuple();
-    ok = t[0].isInt() && t[1].isInt() && t[1].getInt() >= 0 && t[2].isString() && t[3].isString() &&
-         t[4].isTuple() && t[5].isInt() && t[5].getInt() >= -1;
+    ok = t[0].isInt() && t[1].isInt() && t[1].getInt() >= 0 && t[2].isString() && t[3].isString() && t[4].isTuple() &&
+         t[5].isInt() && t[5].getInt() >= -1;
     static const std::set<std::string> kinds = {"input", "weight", "output", "temp", "variable"};
     ok = ok && kinds.count(t[2].getString());
     ok = ok && (t[2].getString() == "temp" || t[5].getInt() == -1);
     if (ok && t[2].getString() == "variable")
-      return isVariableBuffer(u) ? "" : "a variable's buffer must be [id, 1, \"variable\", name, [lo, hi], -1] : ptr<i64>";
+      return isVariableBuffer(u) ? ""
+                                 : "a variable's buffer must be [id, 1, \"variable\", name, [lo, hi], -1] : ptr<i64>";
     int64_t n = 1;
     for (const Arg &d : ok ? t[4].getTuple() : Arg::Tuple{}) {
       // a variable axis (inputs and outputs) is [name, upper bound]

@@ -6,8 +6,8 @@
 
 #include "IR/Infer.h"
 #include "IR/SymbolicDims.h"
-#include "Passes/ProgramInfo.h"
 #include "IR/Verifier.h"
+#include "Passes/ProgramInfo.h"
 #include "Runtime/Random.h"
 
 #include <algorithm>
@@ -171,8 +171,8 @@ bool signature(const Module &m, std::vector<TensorSpec> &out, std::string &error
   return true;
 }
 
-std::optional<std::map<std::string, int64_t>> variableValues(const std::vector<TensorSpec> &sig,
-                                                             const ArrayMap &inputs, std::string &error) {
+std::optional<std::map<std::string, int64_t>> variableValues(const std::vector<TensorSpec> &sig, const ArrayMap &inputs,
+                                                             std::string &error) {
   std::map<std::string, int64_t> values;
   for (const TensorSpec &s : sig) {
     auto it = inputs.find(s.name);
@@ -205,8 +205,7 @@ std::optional<std::map<std::string, int64_t>> variableValues(const std::vector<T
       auto [known, fresh] = values.emplace(v, shape[a]);
       if (!fresh && known->second != shape[a]) {
         error = std::string(roleName(s.role)) + " '" + s.name + "' has " + v + " = " + std::to_string(shape[a]) +
-                " (axis " + std::to_string(a) + "), but another input has " + v + " = " +
-                std::to_string(known->second);
+                " (axis " + std::to_string(a) + "), but another input has " + v + " = " + std::to_string(known->second);
         return std::nullopt;
       }
     }
@@ -298,8 +297,8 @@ rt::Array randomArray(const TensorSpec &spec, uint64_t seed) {
   a.shape = spec.shape;
   for (size_t i = 0; i < spec.dimVars.size(); ++i)
     if (!spec.dimVars[i].empty())
-      a.shape[i] = rt::generatedDimension(spec.varBounds.at(spec.dimVars[i]).first,
-                                          spec.varBounds.at(spec.dimVars[i]).second);
+      a.shape[i] =
+          rt::generatedDimension(spec.varBounds.at(spec.dimVars[i]).first, spec.varBounds.at(spec.dimVars[i]).second);
   rt::fillRandom(a, seed, spec.name);
   if (spec.role == TensorSpec::Role::Variable) { // a value within the bounds, from the random bits
     uint64_t bits = 0;

@@ -51,8 +51,8 @@ bool run(const Module &m, const ArrayMap &inputs, ArrayMap &outputs, std::string
 
 /// The value of every dimension variable, read from the shapes of the inputs that have it (nullopt with `error`
 /// when an input's shape does not fit its spec, two inputs disagree, or a value is outside its bounds).
-std::optional<std::map<std::string, int64_t>> variableValues(const std::vector<TensorSpec> &sig,
-                                                             const ArrayMap &inputs, std::string &error);
+std::optional<std::map<std::string, int64_t>> variableValues(const std::vector<TensorSpec> &sig, const ArrayMap &inputs,
+                                                             std::string &error);
 
 /// Deterministic contents for a spec (rt::fillRandom with the spec's name); variable axes at their upper bound.
 rt::Array randomArray(const TensorSpec &spec, uint64_t seed);

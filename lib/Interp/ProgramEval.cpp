@@ -43,8 +43,7 @@ std::vector<const UOp *> orderCalls(const UOp *root) {
     for (size_t i = 1; i < c->numSrc(); ++i) {
       bool written = false;
       for (const UOp *n : toposort(c->src(0)))
-        if (n->op() == Op::Store && n->src(0)->op() == Op::Index &&
-            n->src(0)->src(0)->arg() == Arg(int64_t(i - 1)))
+        if (n->op() == Op::Store && n->src(0)->op() == Op::Index && n->src(0)->src(0)->arg() == Arg(int64_t(i - 1)))
           written = true;
       uses[c].emplace_back(c->src(i), written);
     }

@@ -33,22 +33,23 @@ int nestingRank(const UOp *r) {
 
 bool rangeOrder(const UOp *a, const UOp *b) { return rangeNestsBefore(a, b); }
 
-/// end(x, r0, r1) -> end(end(x, r1), r0)
+/// end(x, r0, r1) -> end(end(x, r1), r0), r1 nested in r0 (whatever order the end lists them in)
+const UOp *splitEnd(const Match &m) {
+  const UOp *e = m.root();
+  if (e->numSrc() <= 2)
+    return nullptr;
+  std::vector<const UOp *> ranges(e->src().begin() + 1, e->src().end());
+  std::stable_sort(ranges.begin(), ranges.end(), rangeOrder);
+  Context &ctx = e->ctx();
+  const UOp *inner = ctx.make(Op::End, dt::Void, {e->src(0), ranges.back()});
+  std::vector<const UOp *> src = {inner};
+  src.insert(src.end(), ranges.begin(), ranges.end() - 1);
+  return ctx.make(Op::End, dt::Void, src);
+}
+
 const UOp *splitEnds(const UOp *sink) {
-  static const PatternMatcher pm(
-      "linearize-split-ends", {{UPat::any({Op::End}),
-                                [](const Match &m) -> const UOp * {
-                                  const UOp *e = m.root();
-                                  if (e->numSrc() <= 2)
-                                    return nullptr;
-                                  Context &ctx = e->ctx();
-                                  const UOp *inner = ctx.make(Op::End, dt::Void, {e->src(0), e->src(e->numSrc() - 1)});
-                                  std::vector<const UOp *> src = {inner};
-                                  for (size_t i = 1; i + 1 < e->numSrc(); ++i)
-                                    src.push_back(e->src(i));
-                                  return ctx.make(Op::End, dt::Void, src);
-                                },
-                                "end(x, r0, r1) -> end(end(x, r1), r0)"}});
+  static const PatternMatcher pm("linearize-split-ends",
+                                 {{UPat::any({Op::End}), splitEnd, "end(x, r0, r1) -> end(end(x, r1), r0)"}});
   return graphRewrite(sink, pm);
 }
 

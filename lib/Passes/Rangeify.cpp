@@ -35,8 +35,8 @@
 //      computing it once into a buffer is cheaper. Found the same way as 3, once no reduce is left to realize.
 
 #include "IR/Infer.h"
-#include "IR/SymbolicDims.h"
 #include "IR/Rewrite.h"
+#include "IR/SymbolicDims.h"
 #include "Passes/Pass.h"
 #include "Passes/ProgramInfo.h"
 #include "Passes/SimplifyRules.h"
@@ -500,15 +500,15 @@ private:
 
   const UOp *buffer(int64_t id, const UOp *node, const std::string &kind, const std::string &name) {
     int64_t n = node->numel();
-    Arg arg = Arg::tuple({Arg(id), Arg(n), Arg(kind), Arg(name), kind == "temp" ? Arg::ints({}) : bufferShapeArg(node),
-                          Arg(-1)});
+    Arg arg = Arg::tuple(
+        {Arg(id), Arg(n), Arg(kind), Arg(name), kind == "temp" ? Arg::ints({}) : bufferShapeArg(node), Arg(-1)});
     return ctx_.make(Op::Buffer, node->dtype().ptr(), {}, arg);
   }
 
   /// The i64 buffer a variable's value is passed in; its "shape" is the variable's bounds [lo, hi].
   const UOp *variableBuffer(int64_t id, const UOp *var) {
-    Arg arg = Arg::tuple({Arg(id), Arg(int64_t(1)), Arg("variable"), Arg(varName(var)),
-                          Arg::ints({varMin(var), varMax(var)}), Arg(-1)});
+    Arg arg = Arg::tuple(
+        {Arg(id), Arg(int64_t(1)), Arg("variable"), Arg(varName(var)), Arg::ints({varMin(var), varMax(var)}), Arg(-1)});
     return ctx_.make(Op::Buffer, dt::I64.ptr(), {}, arg);
   }
 

@@ -143,8 +143,8 @@ std::vector<int64_t> shapeOf(const tgc_program_info *p, const tgc_buffer_info &b
 
 /// An input's shape against its buffer: static axes equal, variable axes within bounds and agreeing with other
 /// inputs (their values are recorded in `vars`).
-bool matchShape(const tgc_program_info *p, const tgc_buffer_info &b, const std::vector<int64_t> &shape,
-                Variables &vars, std::string &error) {
+bool matchShape(const tgc_program_info *p, const tgc_buffer_info &b, const std::vector<int64_t> &shape, Variables &vars,
+                std::string &error) {
   std::string expected = "[";
   for (int d = 0; d < b.rank; ++d) {
     int v = b.dim_vars ? b.dim_vars[d] : -1;

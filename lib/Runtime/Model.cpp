@@ -211,8 +211,8 @@ static bool runOnDevice(tgc_model *m) {
   std::string &err = m->error;
   for (int i = 0; i < p->num_buffers; ++i) {
     const tgc_buffer_info &b = p->buffers[i];
-    bool upload = (b.kind == TGC_WEIGHT && m->uploaded[size_t(i)] != m->pointers[size_t(i)]) ||
-                  b.kind == TGC_INPUT || b.kind == TGC_VARIABLE;
+    bool upload = (b.kind == TGC_WEIGHT && m->uploaded[size_t(i)] != m->pointers[size_t(i)]) || b.kind == TGC_INPUT ||
+                  b.kind == TGC_VARIABLE;
     if (upload && !m->device->upload(deviceBuffer(m, i), m->pointers[size_t(i)], activeBytes(m, i), err))
       return false;
     if (b.kind == TGC_WEIGHT)

@@ -588,9 +588,17 @@ JitProgram::JitProgram() : s_(std::make_unique<Storage>()) {}
 
 /// A buffer's runtime description; it points into `b`.
 static tgc_buffer_info bufferInfo(const BufferDesc &b) {
-  return {b.kind,  b.name.c_str(), runtimeDType(b.dtype), int(b.shape.size()), b.shape.data(),
-          b.bytes, b.offset,       nullptr,               b.dimVars.empty() ? nullptr : b.dimVars.data(),
-          b.varMin, b.varMax};
+  return {b.kind,
+          b.name.c_str(),
+          runtimeDType(b.dtype),
+          int(b.shape.size()),
+          b.shape.data(),
+          b.bytes,
+          b.offset,
+          nullptr,
+          b.dimVars.empty() ? nullptr : b.dimVars.data(),
+          b.varMin,
+          b.varMax};
 }
 JitProgram::~JitProgram() = default;
 
@@ -665,8 +673,18 @@ bool JitProgram::buildGpu(const TargetInfo &target, std::string &error) {
     s.args.push_back(c.args);
     const KernelDesc &k = s.desc.kernels[c.kernel];
     int params = int(std::min(c.args.size(), k.info.params.size())); // a call may pass buffers no longer read
-    tgc_call_info call{k.info.name.c_str(), nullptr, params, s.args.back().data(), 0, k.info.flops, k.info.bytes,
-                       k.symbol.c_str(),    {},      {},     c.once ? 1 : 0,     -1,
+    tgc_call_info call{k.info.name.c_str(),
+                       nullptr,
+                       params,
+                       s.args.back().data(),
+                       0,
+                       k.info.flops,
+                       k.info.bytes,
+                       k.symbol.c_str(),
+                       {},
+                       {},
+                       c.once ? 1 : 0,
+                       -1,
                        {c.gridVar[0], c.gridVar[1], c.gridVar[2]}};
     std::copy(k.info.grid, k.info.grid + 3, call.grid);
     std::copy(k.info.block, k.info.block + 3, call.block);

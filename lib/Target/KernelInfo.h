@@ -17,11 +17,11 @@ struct KernelInfo {
   /// variable's value through a pointer, like a buffer's, on every target).
   std::vector<DType> params;
   std::vector<const UOp *> variables; // define_var nodes, by name: the last variables.size() parameters
-  const UOp *parallel = nullptr;       // the top-level loop whose iterations may run on different threads
-  int64_t parallelExtent = 0;          // its trip count (its variable's upper bound when parallelVar)
-  const UOp *parallelVar = nullptr;    // the define_var that is its trip count, or null when constant
-  double flops = 0; // arithmetic operations executed
-  double bytes = 0; // bytes loaded and stored (upper bound)
+  const UOp *parallel = nullptr;      // the top-level loop whose iterations may run on different threads
+  int64_t parallelExtent = 0;         // its trip count (its variable's upper bound when parallelVar)
+  const UOp *parallelVar = nullptr;   // the define_var that is its trip count, or null when constant
+  double flops = 0;                   // arithmetic operations executed
+  double bytes = 0;                   // bytes loaded and stored (upper bound)
   /// GPU kernels: work-groups and work-items per group, per dimension (the extents of special gidxN and lidxN).
   int64_t grid[3] = {1, 1, 1};
   int64_t block[3] = {1, 1, 1};

@@ -100,7 +100,7 @@ bool describeProgram(const UOp *root, const std::string &name, ProgramDesc &out,
       c.args.push_back(index.at(call->src(i)));
     KernelInfo &info = out.kernels[it->second].info;
     size_t vars = info.variables.size();
-    size_t bufferArgs = c.args.size() - vars; // the variables come last (kernelVariables)
+    size_t bufferArgs = c.args.size() - vars;           // the variables come last (kernelVariables)
     if (vars && info.params.size() - vars < bufferArgs) // slots the kernel no longer reads come before them
       info.params.insert(info.params.end() - long(vars), bufferArgs - (info.params.size() - vars), dt::Void);
     auto argOf = [&](const UOp *var) { return c.args[info.variableSlot(var)]; };

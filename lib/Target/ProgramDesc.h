@@ -33,8 +33,8 @@ struct KernelDesc {
 struct CallDesc {
   size_t kernel; // index into kernels
   std::vector<int> args;
-  bool once = false; // depends on the weights alone (weightOnlyCalls): run on the first run only
-  int parallelVar = -1; // the buffer index of the variable that bounds the parallel loop, or -1
+  bool once = false;             // depends on the weights alone (weightOnlyCalls): run on the first run only
+  int parallelVar = -1;          // the buffer index of the variable that bounds the parallel loop, or -1
   int gridVar[3] = {-1, -1, -1}; // GPU: the buffer index of the variable each grid dimension runs to, or -1
 };
 

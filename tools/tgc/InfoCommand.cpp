@@ -22,7 +22,8 @@ static std::string specShape(const interp::TensorSpec &s) {
 }
 
 /// The variables that size dimensions, with their bounds.
-static std::map<std::string, std::pair<int64_t, int64_t>> dimensionVariables(const std::vector<interp::TensorSpec> &sig) {
+static std::map<std::string, std::pair<int64_t, int64_t>>
+dimensionVariables(const std::vector<interp::TensorSpec> &sig) {
   std::map<std::string, std::pair<int64_t, int64_t>> vars;
   for (const auto &s : sig)
     vars.insert(s.varBounds.begin(), s.varBounds.end());
@@ -66,8 +67,8 @@ int infoCommand(const InfoOptions &o) {
       j[std::string(interp::roleName(s.role)) + "s"].push_back(e);
     }
     for (const auto &[name, bounds] : dimensionVariables(sig))
-      j["variables"].push_back({{"name", name}, {"dtype", "index"}, {"bounds", {bounds.first, bounds.second}},
-                                {"dimension", true}});
+      j["variables"].push_back(
+          {{"name", name}, {"dtype", "index"}, {"bounds", {bounds.first, bounds.second}}, {"dimension", true}});
     j["kernels"] = kernels;
     j["ops"] = ops;
     std::string text = j.dump(2) + "\n";
