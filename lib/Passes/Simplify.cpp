@@ -20,7 +20,7 @@ std::optional<Shape> shapeOf(const UOp *u) {
 const UOp *constFromArg(const UOp *like, const std::optional<Arg> &value) {
   if (!value)
     return nullptr;
-  return like->ctx().make(Op::Const, like->dtype(), {}, *value, shapeOf(like));
+  return like->ctx().make(Op::Const, like->dtype(), {}, *value, shapeOf(like), {}, like->dimVars());
 }
 
 const UOp *foldAlu(const Match &m) {

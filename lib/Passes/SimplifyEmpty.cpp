@@ -26,7 +26,7 @@ const UOp *emptyTensor(const Match &m) {
   const UOp *u = m.root();
   if (!u->hasShape() || u->numel() != 0)
     return nullptr;
-  return u->ctx().constInt(u->dtype(), 0, u->shapeVec());
+  return u->ctx().constLikeInt(u, 0);
 }
 
 /// reduce_axis over an operand with no elements: every output element is the reduce of nothing.
@@ -35,7 +35,7 @@ const UOp *emptyReduceAxis(const Match &m) {
   if (u->src(0)->numel() != 0 || u->numel() == 0)
     return nullptr;
   Op op = u->arg().getTuple()[0].getOp();
-  return u->ctx().make(Op::Const, u->dtype(), {}, emptyReduceValue(op, u->dtype()), u->shapeVec());
+  return u->ctx().make(Op::Const, u->dtype(), {}, emptyReduceValue(op, u->dtype()), u->shapeVec(), {}, u->dimVars());
 }
 
 const UOp *deadEnd(const Match &m) {
