@@ -17,6 +17,13 @@
 
 namespace tgc::interp {
 
+std::string specShapeStr(const TensorSpec &s) {
+  std::string t = "[";
+  for (size_t a = 0; a < s.shape.size(); ++a)
+    t += (a ? ", " : "") + (s.dimVars.empty() || s.dimVars[a].empty() ? std::to_string(s.shape[a]) : s.dimVars[a]);
+  return t + "]";
+}
+
 std::string_view roleName(TensorSpec::Role r) {
   switch (r) {
   case TensorSpec::Role::Input: return "input";
@@ -179,16 +186,12 @@ std::optional<std::map<std::string, int64_t>> variableValues(const std::vector<T
     if (s.dimVars.empty() || s.role == TensorSpec::Role::Output || it == inputs.end())
       continue;
     const Shape &shape = it->second.shape;
-    std::string expected = "[";
-    for (size_t a = 0; a < s.shape.size(); ++a)
-      expected += (a ? ", " : "") + (s.dimVars[a].empty() ? std::to_string(s.shape[a]) : s.dimVars[a]);
-    expected += "]";
     bool fits = shape.size() == s.shape.size();
     for (size_t a = 0; fits && a < shape.size(); ++a)
       fits = !s.dimVars[a].empty() || shape[a] == s.shape[a];
     if (!fits) {
       error = std::string(roleName(s.role)) + " '" + s.name + "' has shape " + rt::shapeString(shape) + ", expected " +
-              expected;
+              specShapeStr(s);
       return std::nullopt;
     }
     for (size_t a = 0; a < shape.size(); ++a) {

@@ -37,6 +37,9 @@ struct TensorSpec {
 
 std::string_view roleName(TensorSpec::Role r);
 
+/// `[N, 784]`: a spec's shape with its variable axes by name.
+std::string specShapeStr(const TensorSpec &s);
+
 /// The inputs, weights and outputs of a module. Tensor graphs: input/weight/output nodes; programs: their named
 /// buffers; kernel graphs: every define_global, as an InOut named "slot<N>", sized by the largest index the kernel
 /// can use, then every define_var by name, as a Variable (an i64 value, whatever the variable's width, so that
@@ -54,7 +57,7 @@ bool run(const Module &m, const ArrayMap &inputs, ArrayMap &outputs, std::string
 std::optional<std::map<std::string, int64_t>> variableValues(const std::vector<TensorSpec> &sig, const ArrayMap &inputs,
                                                              std::string &error);
 
-/// Deterministic contents for a spec (rt::fillRandom with the spec's name); variable axes at their upper bound.
+/// Deterministic contents for a spec (rt::fillRandom with the spec's name); variable axes at rt::generatedDimension.
 rt::Array randomArray(const TensorSpec &spec, uint64_t seed);
 
 /// The runtime element type of a dtype (nullopt for void, index, vectors and pointers).

@@ -97,20 +97,21 @@ const TensorCore &wmmaShape(const UOp *u) {
   return *tc;
 }
 
+/// A define_var's value: the bound memory of its name, one i64 (Interpreter.cpp's kernel signature).
+int64_t variableIn(const UOp *var, const std::vector<Memory> &buffers) {
+  for (const Memory &m : buffers) {
+    if (m.name != var->arg().getTuple()[0].getString() || m.count != 1 || m.elem != dt::I64)
+      continue;
+    int64_t v = 0;
+    std::memcpy(&v, m.data, sizeof v);
+    return v;
+  }
+  fail(where(var) + " has no value");
+}
+
 class Kernel {
 public:
-  /// A define_var's value: the bound memory of its name, one i64 (Interpreter.cpp's kernel signature).
-  int64_t variable(const UOp *u) {
-    const std::string &name = u->arg().getTuple()[0].getString();
-    for (const Memory &m : buffers_) {
-      if (m.name != name || m.count != 1 || m.elem != dt::I64)
-        continue;
-      int64_t v = 0;
-      std::memcpy(&v, m.data, sizeof v);
-      return v;
-    }
-    fail(where(u) + " has no value");
-  }
+  int64_t variable(const UOp *u) { return variableIn(u, buffers_); }
 
   Kernel(const UOp *root, std::vector<Memory> &buffers) : buffers_(buffers) {
     nodes_ = toposort(root);
@@ -640,18 +641,6 @@ struct Launch {
   std::map<const UOp *, int64_t> extent;       // of each launch index
   int64_t groups = 1, items = 1;
 };
-
-/// The value of a define_var among the bound buffers (by name, one i64), as Kernel::variable reads it.
-int64_t variableIn(const UOp *var, const std::vector<Memory> &buffers) {
-  for (const Memory &m : buffers) {
-    if (m.name != var->arg().getTuple()[0].getString() || m.count != 1 || m.elem != dt::I64)
-      continue;
-    int64_t v = 0;
-    std::memcpy(&v, m.data, sizeof v);
-    return v;
-  }
-  fail(where(var) + " has no value");
-}
 
 Launch launchOf(const UOp *kernel, const std::vector<Memory> &buffers) {
   Launch l;

@@ -13,14 +13,6 @@
 
 namespace tgc {
 
-/// `[N, 784]`: a spec's shape with its variable axes by name.
-static std::string specShape(const interp::TensorSpec &s) {
-  std::string t = "[";
-  for (size_t a = 0; a < s.shape.size(); ++a)
-    t += (a ? ", " : "") + (s.dimVars.empty() || s.dimVars[a].empty() ? std::to_string(s.shape[a]) : s.dimVars[a]);
-  return t + "]";
-}
-
 /// The variables that size dimensions, with their bounds.
 static std::map<std::string, std::pair<int64_t, int64_t>>
 dimensionVariables(const std::vector<interp::TensorSpec> &sig) {
@@ -81,7 +73,7 @@ int infoCommand(const InfoOptions &o) {
     if (s.role == interp::TensorSpec::Role::Variable)
       text += "integer in [" + std::to_string(s.lo) + ", " + std::to_string(s.hi) + "]\n";
     else
-      text += s.dtype.str() + specShape(s) + "\n";
+      text += s.dtype.str() + interp::specShapeStr(s) + "\n";
   }
   for (const auto &[name, bounds] : dimensionVariables(sig))
     text += "  variable " + name + ": dimension in [" + std::to_string(bounds.first) + ", " +
