@@ -102,6 +102,14 @@ double fmaximum(double a, double b) {
   return a > b ? a : b;
 }
 
+/// a * b + c rounded once to d: f64 by fma, f32 by fmaf; f16 and bf16 by fmaf, then rounded to d (as renderers
+/// compute them: half types have no fma of their own on CPUs).
+double fusedMulAdd(double a, double b, double c, DType d) {
+  if (d.scalar() == Scalar::F64)
+    return std::fma(a, b, c);
+  return std::fmaf(float(a), float(b), float(c));
+}
+
 std::optional<Arg> evalFloat(Op op, DType d, std::span<const Arg> a) {
   auto f = [&](size_t i) { return a[i].getFloat(); };
   double r;
@@ -119,7 +127,7 @@ std::optional<Arg> evalFloat(Op op, DType d, std::span<const Arg> a) {
   case Op::Fdiv: r = f(0) / f(1); break;
   case Op::Max: r = fmaximum(f(0), f(1)); break;
   case Op::Pow: r = std::pow(f(0), f(1)); break;
-  case Op::Mulacc: r = roundToDType(f(0) * f(1), d) + f(2); break;
+  case Op::Mulacc: r = fusedMulAdd(f(0), f(1), f(2), d); break;
   case Op::Cmplt: return Arg(f(0) < f(1));
   case Op::Cmpne: return Arg(f(0) != f(1));
   case Op::Cmpeq: return Arg(f(0) == f(1));

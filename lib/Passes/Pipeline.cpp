@@ -28,6 +28,7 @@ const std::vector<NamedPipeline> &namedPipelines() {
        "expand,"                    // upcast/unroll ranges -> vector lanes; memory accesses one per lane
        "lower-reduce,"              // reduces become register accumulators (explicit loads and stores)
        "simplify,"                  // lane addresses fold to base + constant
+       "contract,"                  // f32/f64 a*b+c -> mulacc (one rounding) where the target has FMAs
        "devectorize,"               // scalar targets: vectors back into lanes (no-op with vector ALU)
        "coalesce,"                  // vector targets: lane accesses to adjacent addresses -> vector loads/stores
        "lower-index,"               // index arithmetic gets a width (i32 where it fits)
@@ -35,7 +36,7 @@ const std::vector<NamedPipeline> &namedPipelines() {
        "simplify,"                  // fold what the lowering exposed
        "linearize",                 // each kernel becomes the ordered list renderers walk
        "A scheduled program to kernels ready for a renderer: optimize, decompose-transcendentals, gpudims, expand, "
-       "lower-reduce, simplify, devectorize, coalesce, lower-index, lower-divmod, simplify, linearize."},
+       "lower-reduce, simplify, contract, devectorize, coalesce, lower-index, lower-divmod, simplify, linearize."},
   };
   return pipelines;
 }

@@ -19,6 +19,21 @@ static int hostVectorBits() {
   return 128;
 }
 
+static bool hostHasFMA() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("fma") || __builtin_cpu_supports("avx512f");
+#elif defined(__aarch64__)
+  return true; // AArch64's fmla is part of the base ISA
+#else
+  return false;
+#endif
+}
+
+bool hasFMAOfFeatures(const std::string &features) {
+  return features.find("+fma") != std::string::npos || features.find("+avx512f") != std::string::npos;
+}
+
 int vectorBitsOfFeatures(const std::string &features) {
   if (features.find("+avx512f") != std::string::npos)
     return 512;
@@ -38,6 +53,7 @@ std::optional<TargetDesc> hostTargetDesc(const std::string &name) {
   TargetDesc d;
   d.name = name;
   setVectorBits(d, hostVectorBits());
+  d.contract = hostHasFMA();
   d.vectorALU = name == "cpu"; // the C renderer writes scalar C; the C compiler vectorizes the unrolled lanes
   return d;
 }
@@ -88,6 +104,7 @@ std::optional<TargetDesc> gpuTargetDesc(const std::string &name, const std::stri
     // sin.approx), so cuda gets decompose-transcendentals' polynomials (exact to a few ulp, like the cpu target)
     d.nativeTranscendentals = name != "cuda";
     d.nativePow = name == "opencl"; // LLVM's AMDGPU and NVPTX backends have no pow without the vendors' libraries
+    d.contract = true;              // every GPU has fused multiply-add
     d.maxLanes = 64;                // registers per work-item are few: keep upcast tiles small
     d.vectorRegisters = 16;
     d.maxGlobal[0] = (int64_t(1) << 31) - 1;

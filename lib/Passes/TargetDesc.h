@@ -30,6 +30,9 @@ struct TargetDesc {
   /// pow is lowered by the target (the C library's powf, OpenCL's pow); otherwise decompose-transcendentals writes
   /// it as exp2(y * log2|x|) with C's special cases.
   bool nativePow = true;
+  /// contract may fuse f32/f64 a*b+c into mulacc (one rounding): the target has FMA instructions and the user did
+  /// not ask for separate roundings (tgc --fp-contract=off).
+  bool contract = false;
   /// Most lanes one value of an expanded kernel may have (upcast amounts times unroll amounts).
   int maxLanes = 256;
   /// An operand up to this size stays in the L2 cache while a kernel sweeps it once per row of tiles (a quarter of
@@ -87,5 +90,8 @@ void setVectorBits(TargetDesc &d, int bits);
 
 /// Vector width in bits implied by an LLVM feature string ("+avx512f,..." -> 512).
 int vectorBitsOfFeatures(const std::string &features);
+
+/// Whether an LLVM feature string has fused multiply-add instructions ("+fma", "+fma4", "+avx512f").
+bool hasFMAOfFeatures(const std::string &features);
 
 } // namespace tgc

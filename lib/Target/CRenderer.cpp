@@ -379,7 +379,10 @@ private:
       }
       return s(0) + " > " + s(1) + " ? " + s(0) + " : " + s(1);
     case Op::Where: return s(0) + " ? " + s(1) + " : " + s(2);
-    case Op::Mulacc: return s(0) + " * " + s(1) + " + " + s(2);
+    case Op::Mulacc: // floats: one rounding (half types: a float fma, rounded by roundedALU)
+      if (d.isFloat())
+        return math("fma", d) + "(" + s(0) + ", " + s(1) + ", " + s(2) + ")";
+      return s(0) + " * " + s(1) + " + " + s(2);
     case Op::Recip: return "(" + t + ")1 / " + s(0);
     case Op::Exp2: return math("exp2", d) + "(" + s(0) + ")";
     case Op::Log2: return math("log2", d) + "(" + s(0) + ")";

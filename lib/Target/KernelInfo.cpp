@@ -99,9 +99,9 @@ KernelInfo analyzeKernel(const UOp *linear) {
         storeOutside = true;
       break;
     }
-    default: // arithmetic on values (a multiply-add is 2); addresses and bounds checks are not FLOPs
+    default: // arithmetic on values (a multiply-add is 2, fused or not); addresses and bounds checks are not FLOPs
       if (group::alu().contains(u->op()) && !addr.count(u))
-        k.flops += n * u->dtype().lanes();
+        k.flops += n * u->dtype().lanes() * (u->op() == Op::Mulacc ? 2 : 1);
     }
   }
   double items = double(k.grid[0]) * double(k.grid[1]) * double(k.grid[2]) * double(k.block[0]) * double(k.block[1]) *

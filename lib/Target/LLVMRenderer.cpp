@@ -565,9 +565,22 @@ private:
     std::vector<llvm::Value *> a = args(u);
     for (llvm::Value *&v : a)
       v = b_.CreateFPExt(v, f32);
-    if (u->op() == Op::Mulacc) // the product rounds to bfloat16 before the sum, as in the interpreter
-      return floatToBF16(b_.CreateFAdd(b_.CreateFPExt(floatToBF16(b_.CreateFMul(a[0], a[1])), f32), a[2]));
+    if (u->op() == Op::Mulacc) // a float fma rounded to bfloat16, as in the interpreter
+      return floatToBF16(intrinsic(llvm::Intrinsic::fma, f32, a));
     return floatToBF16(alu(u, a, f32));
+  }
+
+  /// a * b + c rounded once (llvm.fma); f16 and bf16 as a float fma rounded to the half type, as in the interpreter
+  llvm::Value *fusedMulAdd(const std::vector<llvm::Value *> &a, llvm::Type *t, DType d) {
+    if (d.element().itemSize() != 2)
+      return intrinsic(llvm::Intrinsic::fma, t, a);
+    llvm::Type *f32 = llvm::Type::getFloatTy(c_);
+    if (auto *vt = llvm::dyn_cast<llvm::VectorType>(t))
+      f32 = llvm::VectorType::get(f32, vt->getElementCount());
+    std::vector<llvm::Value *> wide;
+    for (llvm::Value *v : a)
+      wide.push_back(b_.CreateFPExt(v, f32));
+    return b_.CreateFPTrunc(intrinsic(llvm::Intrinsic::fma, f32, wide), t);
   }
 
   /// the elementwise op u on the values `a` of its sources, with result type t
@@ -581,7 +594,9 @@ private:
     case Op::Sub: return fp ? b_.CreateFSub(s(0), s(1)) : b_.CreateSub(s(0), s(1));
     case Op::Mul: return fp ? b_.CreateFMul(s(0), s(1)) : b_.CreateMul(s(0), s(1));
     case Op::Mulacc:
-      return fp ? b_.CreateFAdd(b_.CreateFMul(s(0), s(1)), s(2)) : b_.CreateAdd(b_.CreateMul(s(0), s(1)), s(2));
+      if (fp)
+        return fusedMulAdd(a, t, d);
+      return b_.CreateAdd(b_.CreateMul(s(0), s(1)), s(2));
     case Op::Fdiv: return fdiv(s(0), s(1));
     case Op::Idiv: return sgn ? b_.CreateSDiv(s(0), s(1)) : b_.CreateUDiv(s(0), s(1));
     case Op::Mod: return sgn ? b_.CreateSRem(s(0), s(1)) : b_.CreateURem(s(0), s(1));

@@ -26,8 +26,20 @@ static std::string hostFeatures() {
   return out;
 }
 
-void setFpContract(TargetInfo &t, bool fast) {
+std::optional<FpContract> parseFpContract(const std::string &text) {
+  if (text == "off")
+    return FpContract::Off;
+  if (text == "on")
+    return FpContract::On;
+  if (text == "fast")
+    return FpContract::Fast;
+  return std::nullopt;
+}
+
+void setFpContract(TargetInfo &t, FpContract mode) {
+  bool fast = mode == FpContract::Fast;
   t.fpContract = fast;
+  t.desc.contract = mode != FpContract::Off && (isGpuTarget(t) || hasFMAOfFeatures(t.features));
   std::string from = fast ? "-ffp-contract=off" : "-ffp-contract=fast";
   std::string to = fast ? "-ffp-contract=fast" : "-ffp-contract=off";
   if (size_t at = t.cflags.find(from); at != std::string::npos)
@@ -80,6 +92,7 @@ std::optional<TargetInfo> targetFor(const std::string &name, const std::string &
     t.features += std::string(t.features.empty() ? "" : ",") + "+prefer-no-gather,+prefer-no-scatter";
   t.desc = *hostTargetDesc(name);
   setVectorBits(t.desc, vectorBitsOfFeatures(t.features));
+  t.desc.contract = hasFMAOfFeatures(t.features);
   t.cflags =
       "-O3 -fwrapv -fno-math-errno -ffp-contract=off -fPIC -march=" + (cpu.empty() ? std::string("native") : cpu);
   return t;

@@ -18,15 +18,24 @@ struct TargetInfo {
   std::string features; // LLVM feature string (+avx2,+fma,...)
   /// What the lowering passes know of this target (vector width, vector ALU, memory spaces, limits).
   TargetDesc desc;
-  /// Float a*b+c may be fused into one FMA (one rounding): faster, but results differ from the interpreter's in
-  /// the last bits. Off by default; tgc --fp-contract=fast turns it on.
+  /// The backend may fuse any float a*b+c into an FMA (LLVM's contract flag, the C compiler's -ffp-contract=fast):
+  /// results then differ from the interpreter's in the last bits. Off unless tgc --fp-contract=fast.
   bool fpContract = false;
   /// Flags for the system C compiler (c target).
   std::string cflags;
 };
 
-/// Allow or forbid fusing a*b+c into FMAs (the LLVM renderer's contract flag and the C compiler's -ffp-contract).
-void setFpContract(TargetInfo &t, bool fast);
+/// How float a*b+c rounds (tgc --fp-contract): Off: twice, as written; On (default): the contract pass makes it
+/// one mulacc (one rounding, as the interpreter computes mulacc) where the target has FMA instructions; Fast: also
+/// let the backend fuse whatever it finds (results differ from the interpreter's in the last bits).
+enum class FpContract { Off, On, Fast };
+
+/// Parse "off", "on" or "fast"; nullopt otherwise.
+std::optional<FpContract> parseFpContract(const std::string &text);
+
+/// Set the contract pass's switch (TargetDesc::contract), the LLVM renderer's contract flag and the C compiler's
+/// -ffp-contract for `mode`.
+void setFpContract(TargetInfo &t, FpContract mode);
 
 /// The target for a -target= name, with optional CPU and feature overrides ("" = the host's) and, for GPU
 /// targets, the GPU architecture ("" = the target's default). nullopt with `error` set for an unknown target.

@@ -6,8 +6,9 @@ shape (the generator knows each op's shape rule; the parser checks them) and two
   mag  a bound on the magnitude of its finite values (inputs are in [-1, 1), integers in [-8, 16));
   err  a bound on how far two correct implementations may differ on it: 0 when every op on the way is computed
        identically everywhere (movement, basic IEEE arithmetic, integer ops, selections), more where results may
-       legitimately differ (polynomial transcendentals, reassociated sums, composites evaluated in double by the
-       interpreter); inf where no useful bound exists. Nodes with err = inf are never used again, and an op whose
+       legitimately differ (an f32/f64 product added to something, which the contract pass may fuse into one
+       rounding where the interpreter rounds twice; polynomial transcendentals, reassociated sums, composites
+       evaluated in double by the interpreter); inf where no useful bound exists. Nodes with err = inf are never used again, and an op whose
        result would jump on a tiny input difference (a comparison, a cast to an integer) only takes exact operands.
 analyze() recomputes both from the ops alone, so a minimized program gets the right tolerances.
 """
@@ -54,6 +55,7 @@ class Node:
     shape: tuple
     mag: float = 1.0
     err: float = 0.0
+    product: bool = False  # an f32/f64 product, maybe moved or negated: an add of it may become one fma
 
     @property
     def exact(self):
@@ -143,7 +145,10 @@ def info(n, src):
         return max(m[k:]), max(e[k:])
     if op in ("add", "sub"):
         mag = m[0] + m[1]
-        return mag, (0.0 if ex or not is_float(d) else e[0] + e[1] + rounding(d, mag))
+        # the contract pass may fuse a product operand: one rounding of a*b+c instead of two
+        fused = max([s.mag for s in src if s.product], default=0.0)
+        return mag, (0.0 if (ex and not fused) or not is_float(d) else e[0] + e[1] + rounding(d, mag) +
+                     rounding(d, fused))
     if op == "mul":
         mag = m[0] * m[1]
         if not is_float(d) or ex:
@@ -281,10 +286,15 @@ def composite_reduce_size(n, src):
     return 1
 
 
+CONTRACTED = ("f32", "f64")  # dtypes whose a*b+c the contract pass fuses
+THROUGH_PRODUCT = ("reshape", "permute", "expand", "shrink", "flip", "neg")  # stay a product inside a kernel
+
+
 def checked_info(n, src):
     """info(), plus: inexactness is contagious (an inexact operand times a zero constant is a zero whose sign is not
     reliable, though its magnitude bound is 0)."""
     mag, err = info(n, src)
+    n.product = n.dtype in CONTRACTED and (n.op == "mul" or (n.op in THROUGH_PRODUCT and src[0].product))
     if err == 0 and any(s.err > 0 for s in src) and is_float(n.dtype):
         err = 1e-300
     return mag, err

@@ -68,6 +68,21 @@ TEST_CASE("float results round once to the dtype", "[eval]") {
   REQUIRE(std::signbit(evf(Op::Add, dt::F32, -0.0, -0.0)));
 }
 
+TEST_CASE("mulacc rounds once (a fused multiply-add)", "[eval]") {
+  // a = b = 1 + 2^-23: a*b = 1 + 2^-22 + 2^-46 rounds to 1 + 2^-22 in f32; plus c = -(1 + 2^-22) that is 0 when
+  // rounded twice and 2^-46 when fused.
+  double a = 1 + std::ldexp(1.0, -23);
+  double c = -(1 + std::ldexp(1.0, -22));
+  REQUIRE(ev(Op::Mulacc, dt::F32, {Arg(a), Arg(a), Arg(c)})->getFloat() == std::ldexp(1.0, -46));
+  REQUIRE(evf(Op::Add, dt::F32, evf(Op::Mul, dt::F32, a, a), c) == 0.0);
+  // f64: the same with 2^-52, fused 2^-104
+  double a64 = 1 + std::ldexp(1.0, -52);
+  double c64 = -(1 + std::ldexp(1.0, -51));
+  REQUIRE(ev(Op::Mulacc, dt::F64, {Arg(a64), Arg(a64), Arg(c64)})->getFloat() == std::ldexp(1.0, -104));
+  // integers wrap as a multiply and an add
+  REQUIRE(ev(Op::Mulacc, dt::I8, {Arg(int64_t(16)), Arg(int64_t(8)), Arg(int64_t(1))})->getInt() == -127);
+}
+
 TEST_CASE("max propagates NaN and orders signed zeros", "[eval]") {
   double nan = std::numeric_limits<double>::quiet_NaN();
   REQUIRE(std::isnan(evf(Op::Max, dt::F32, nan, 1.0)));

@@ -163,6 +163,8 @@ ChunkResult Driver::runChunk(const Chunk &chunk, const Pipeline &pipeline, DiagE
     inst.target = *target;
     if (o_.vectorBits > 0)
       setVectorBits(inst.target, o_.vectorBits);
+    if (!o_.fpContract.empty())
+      inst.target.contract = o_.fpContract == "on";
     if (o_.l2OperandBytes > 0)
       inst.target.l2OperandBytes = o_.l2OperandBytes;
     inst.printAfterChange = o_.printAfterChange;

@@ -21,6 +21,7 @@ struct OptOptions {
   std::string gpuArch;
   int vectorBits = 0;     // 0: the host's
   int l2OperandBytes = 0; // 0: the target's
+  std::string fpContract; // on, off; empty: the target's (on where it has FMA instructions)
   bool printAfterChange = false;
   std::vector<std::string> printBefore;
   std::vector<std::string> printAfter;

@@ -29,6 +29,10 @@ int main(int argc, char **argv) {
   app.add_option("--vector-bits", o.vectorBits,
                  "vector register width the passes assume (128, 256, 512; default: the host's)")
       ->check(CLI::IsMember({128, 256, 512}));
+  app.add_option("--fp-contract", o.fpContract,
+                 "on|off: whether the contract pass fuses f32/f64 a*b+c into mulacc (default: on where the target "
+                 "has FMA instructions)")
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--l2-operand-bytes", o.l2OperandBytes,
                  "bytes of one operand the heuristics assume stay in L2 (pack-matmul, optimize's tiles and blocks; "
                  "default 262144)")

@@ -22,7 +22,7 @@ struct RunOptions {
   bool print = false;
   bool compare = false;
   std::string target = "cpu";
-  bool fpContract = false; // --fp-contract=fast
+  FpContract fpContract = FpContract::On; // --fp-contract
   int threads = 0;
   int bench = 0;
   TuningOptions tuning;
@@ -44,7 +44,7 @@ struct CompileOptions {
   std::string name;
   std::string weightsFile; // overrides the model's weights directive
   bool sanitize = false;
-  bool fpContract = false; // --fp-contract=fast
+  FpContract fpContract = FpContract::On; // --fp-contract
   bool timePasses = false; // --time-passes
   TuningOptions tuning;
 };
@@ -56,7 +56,7 @@ struct TuneOptions {
   std::vector<std::string> binds;
   std::string cpu;
   std::string features;
-  bool fpContract = false;
+  FpContract fpContract = FpContract::On;
   TuningOptions tuning; // beam width 4 unless --beam says otherwise (main.cpp)
 };
 int tuneCommand(const TuneOptions &o);

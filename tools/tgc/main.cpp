@@ -11,6 +11,15 @@
 #include <cstdlib>
 #include <string>
 
+/// --fp-contract=off|on|fast (docs/tgc.md, "Float contraction").
+static void addFpContractOption(CLI::App *cmd, tgc::FpContract &mode) {
+  cmd->add_option_function<std::string>(
+         "--fp-contract", [&mode](const std::string &v) { mode = *tgc::parseFpContract(v); },
+         "on (default): f32/f64 a*b+c becomes one fused multiply-add where the CPU has FMAs, rounded once as the "
+         "interpreter computes it; off: two roundings; fast: the backend may also fuse what it finds")
+      ->check(CLI::IsMember({"off", "on", "fast"}));
+}
+
 int main(int argc, char **argv) {
   CLI::App app{"tgc: an ahead-of-time tensor compiler"};
   app.require_subcommand(1);
@@ -46,11 +55,7 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1, 1024));
   runCmd->add_option("--bench", run.bench, "run N more times and report the min and median time")
       ->check(CLI::Range(1, 1000000));
-  runCmd
-      ->add_option_function<std::string>(
-          "--fp-contract", [&](const std::string &v) { run.fpContract = v == "fast"; },
-          "off (default): results round like the interpreter's; fast: a*b+c may fuse into FMAs")
-      ->check(CLI::IsMember({"off", "fast"}));
+  addFpContractOption(runCmd, run.fpContract);
   runCmd->add_option("--opts", run.opts,
                      "optimization actions replacing the heuristics: upcast:AXIS:AMOUNT,unroll:AXIS:AMOUNT, or none");
 
@@ -75,11 +80,7 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--name", compile.name, "the model's name (default: the file's)");
   compileCmd->add_option("--opts", compile.opts,
                          "optimization actions replacing the heuristics, as for tgc run --opts");
-  compileCmd
-      ->add_option_function<std::string>(
-          "--fp-contract", [&](const std::string &v) { compile.fpContract = v == "fast"; },
-          "off (default): results round like the interpreter's; fast: a*b+c may fuse into FMAs")
-      ->check(CLI::IsMember({"off", "fast"}));
+  addFpContractOption(compileCmd, compile.fpContract);
   compileCmd->add_flag("--sanitize-address", compile.sanitize, "build kernels and tables with AddressSanitizer");
 
   compileCmd->add_option("--weights-file", compile.weightsFile, "the safetensors file (default: the model's)");
@@ -107,11 +108,7 @@ int main(int argc, char **argv) {
   tuneCmd->add_option("--bind", tune.binds, bindHelp);
   tuneCmd->add_option("--mcpu", tune.cpu, "CPU to compile for (default: this machine's)");
   tuneCmd->add_option("--mattr", tune.features, "CPU features, LLVM syntax (+avx2,-avx512f)");
-  tuneCmd
-      ->add_option_function<std::string>(
-          "--fp-contract", [&](const std::string &v) { tune.fpContract = v == "fast"; },
-          "off (default) or fast, as the model will be compiled")
-      ->check(CLI::IsMember({"off", "fast"}));
+  addFpContractOption(tuneCmd, tune.fpContract);
   addTuning(tuneCmd, tune.tuning);
   tuneCmd->get_option("--tuning")->required();
 
