@@ -119,7 +119,7 @@ bool compileKernelLLVM(const KernelDesc &k, const std::string &symbol, const Com
   Clock::time_point start = Clock::now();
   llvm::LLVMContext ctx;
   llvm::Module m(symbol, ctx);
-  renderKernelLLVM(k.linear, k.info, symbol, m, r.target.fpContract);
+  renderKernelLLVM(k.linear, k.info, symbol, m, r.target);
   if (r.sanitize)
     markSanitizeAddress(m);
   times.add(times.render, secondsSince(start));
@@ -253,7 +253,7 @@ bool gpuModule(const ProgramDesc &p, const TargetInfo &t, const std::string &pre
   if (!prepareModule(m, t, error)) // writeArtifacts and JitProgram::build checked renderable() already
     return false;
   for (const KernelDesc &k : p.kernels) {
-    renderKernelLLVM(k.linear, k.info, prefix + k.symbol, m, t.fpContract, flavor);
+    renderKernelLLVM(k.linear, k.info, prefix + k.symbol, m, t, flavor);
   }
   return optimizeModule(m, t, error);
 }
@@ -613,7 +613,7 @@ bool JitProgram::build(const UOp *root, const std::string &name, const TargetInf
   auto ctx = std::make_unique<llvm::LLVMContext>();
   auto m = std::make_unique<llvm::Module>(name, *ctx);
   for (const KernelDesc &k : s.desc.kernels)
-    renderKernelLLVM(k.linear, k.info, k.symbol, *m, target.fpContract);
+    renderKernelLLVM(k.linear, k.info, k.symbol, *m, target);
   if (!optimizeModule(*m, target, error))
     return false;
   showSource(name + " (optimized LLVM IR)", printModuleIR(*m));

@@ -93,8 +93,11 @@ KernelInfo analyzeKernel(const UOp *linear) {
     case Op::Store: {
       const UOp *ptr = u->src(0);
       DType e = ptr->dtype().pointee();
-      if (ptr->dtype().addrSpace() == AddrSpace::Global)
-        k.bytes += n * double(e.isBool() ? 1 : e.itemSize());
+      if (ptr->dtype().addrSpace() == AddrSpace::Global) {
+        double accessed = n * double(e.isBool() ? 1 : e.itemSize());
+        k.bytes += accessed;
+        k.storedBytes += u->op() == Op::Store ? accessed : 0;
+      }
       if (u->op() == Op::Store && trips.size() == 1 && ptr->dtype().addrSpace() == AddrSpace::Global)
         storeOutside = true;
       break;

@@ -22,6 +22,7 @@ struct KernelInfo {
   const UOp *parallelVar = nullptr;   // the define_var that is its trip count, or null when constant
   double flops = 0;                   // arithmetic operations executed
   double bytes = 0;                   // bytes loaded and stored (upper bound)
+  double storedBytes = 0;             // of those, stored
   /// GPU kernels: work-groups and work-items per group, per dimension (the extents of special gidxN and lidxN).
   int64_t grid[3] = {1, 1, 1};
   int64_t block[3] = {1, 1, 1};

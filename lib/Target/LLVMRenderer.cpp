@@ -13,6 +13,7 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsAMDGPU.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -65,10 +66,11 @@ constexpr unsigned kAmdLocal = 3;
 
 class LLVMKernel {
 public:
-  LLVMKernel(const UOp *linear, const KernelInfo &info, llvm::Module &m, const std::string &fn, bool contract,
+  LLVMKernel(const UOp *linear, const KernelInfo &info, llvm::Module &m, const std::string &fn, const TargetInfo &t,
              LLVMFlavor flavor)
       : linear_(linear), info_(info), mod_(m), c_(m.getContext()), b_(c_), flavor_(flavor) {
-    if (contract) { // a*b+c may become one fused multiply-add (one rounding instead of two)
+    streaming_ = flavor == LLVMFlavor::CPU && t.streamingStoreBytes > 0 && info.storedBytes >= t.streamingStoreBytes;
+    if (t.fpContract) { // a*b+c may become one fused multiply-add (one rounding instead of two)
       llvm::FastMathFlags fmf;
       fmf.setAllowContract(true);
       b_.setFastMathFlags(fmf);
@@ -145,6 +147,8 @@ public:
   void render() {
     for (const UOp *u : linear_->src())
       emit(u);
+    if (streamed_) // non-temporal stores are weakly ordered: make them visible before the runtime's signal
+      b_.CreateCall(llvm::Intrinsic::getDeclaration(&mod_, llvm::Intrinsic::x86_sse_sfence));
     b_.CreateRetVoid();
   }
 
@@ -422,6 +426,10 @@ private:
     DType d = u->src(1)->dtype();
     if (d.element().isBool())
       v = b_.CreateZExt(v, memoryType(c_, d));
+    if (!cond && streamable(u)) {
+      streamStore(v, val(u->src(0)), d);
+      return;
+    }
     if (!cond) {
       b_.CreateAlignedStore(v, val(u->src(0)), elementAlign(d));
       return;
@@ -433,6 +441,35 @@ private:
     b_.CreateAlignedStore(v, val(u->src(0)), elementAlign(d));
     b_.CreateBr(after);
     b_.SetInsertPoint(after);
+  }
+
+  /// A whole vector register stored to global memory by a kernel that streams its output.
+  bool streamable(const UOp *u) const {
+    int64_t bytes = u->src(1)->dtype().itemSize();
+    bool global = u->src(0)->dtype().addrSpace() == AddrSpace::Global;
+    bool wholeVector = u->src(1)->dtype().isVector() && !u->src(1)->dtype().element().isBool();
+    return streaming_ && global && wholeVector && (bytes == 16 || bytes == 32 || bytes == 64);
+  }
+
+  /// A non-temporal store where the address is aligned to the vector's size (x86's movnt needs that), a plain one
+  /// elsewhere: one compare and a predictable branch per vector.
+  void streamStore(llvm::Value *v, llvm::Value *addr, DType d) {
+    uint64_t bytes = uint64_t(d.itemSize());
+    llvm::Value *low = b_.CreateAnd(b_.CreatePtrToInt(addr, b_.getInt64Ty()), b_.getInt64(bytes - 1));
+    llvm::BasicBlock *stream = llvm::BasicBlock::Create(c_, "stream", f_);
+    llvm::BasicBlock *plain = llvm::BasicBlock::Create(c_, "plain", f_);
+    llvm::BasicBlock *after = llvm::BasicBlock::Create(c_, "stored", f_);
+    b_.CreateCondBr(b_.CreateICmpEQ(low, b_.getInt64(0)), stream, plain);
+    b_.SetInsertPoint(stream);
+    llvm::StoreInst *nt = b_.CreateAlignedStore(v, addr, llvm::Align(bytes));
+    nt->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                    llvm::MDNode::get(c_, llvm::ConstantAsMetadata::get(b_.getInt32(1))));
+    b_.CreateBr(after);
+    b_.SetInsertPoint(plain);
+    b_.CreateAlignedStore(v, addr, elementAlign(d));
+    b_.CreateBr(after);
+    b_.SetInsertPoint(after);
+    streamed_ = true;
   }
 
   llvm::Value *cast(const UOp *u) {
@@ -641,6 +678,8 @@ private:
   llvm::Value *bufs_ = nullptr, *begin_ = nullptr, *end_ = nullptr;
   llvm::BasicBlock *entry_;
   LLVMFlavor flavor_;
+  bool streaming_ = false; // vector stores to global memory may be non-temporal (TargetInfo::streamingStoreBytes)
+  bool streamed_ = false;  // some were
   std::vector<Loop> loops_;
   std::unordered_map<const UOp *, llvm::Value *> values_;
   std::unordered_map<const UOp *, llvm::Value *> valid_;
@@ -650,8 +689,8 @@ private:
 } // namespace
 
 void renderKernelLLVM(const UOp *linear, const KernelInfo &info, const std::string &function, llvm::Module &m,
-                      bool fpContract, LLVMFlavor flavor) {
-  LLVMKernel k(linear, info, m, function, fpContract, flavor);
+                      const TargetInfo &t, LLVMFlavor flavor) {
+  LLVMKernel k(linear, info, m, function, t, flavor);
   k.render();
   std::string err;
   llvm::raw_string_ostream os(err);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "Target/KernelInfo.h"
+#include "Target/TargetInfo.h"
 
 #include <llvm/IR/Module.h>
 
@@ -12,8 +13,9 @@
 
 namespace tgc {
 
-/// Add `void function(ptr bufs, i64 begin, i64 end)` for a linearized kernel to `m`.
-/// fpContract: float multiplies and adds may fuse into FMAs (TargetInfo::fpContract).
+/// Add `void function(ptr bufs, i64 begin, i64 end)` for a linearized kernel to `m`, as target `t` wants it:
+/// t.fpContract: float multiplies and adds may fuse into FMAs; t.streamingStoreBytes: a CPU kernel that stores
+/// at least this many bytes writes its vector stores past the caches (non-temporal, where the address is aligned).
 /// CPU: `void function(ptr bufs, i64 begin, i64 end)`, the runtime's calling convention. AMDGPU: an
 /// amdgpu_kernel with one `ptr addrspace(1)` per buffer slot, launch indices from the work-group and work-item id
 /// intrinsics, local buffers in LDS (addrspace 3), barriers as s_barrier between work-group fences. The module's
@@ -23,6 +25,6 @@ namespace tgc {
 enum class LLVMFlavor { CPU, AMDGPU, NVPTX };
 
 void renderKernelLLVM(const UOp *linear, const KernelInfo &info, const std::string &function, llvm::Module &m,
-                      bool fpContract = false, LLVMFlavor flavor = LLVMFlavor::CPU);
+                      const TargetInfo &t, LLVMFlavor flavor = LLVMFlavor::CPU);
 
 } // namespace tgc

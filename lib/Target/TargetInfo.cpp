@@ -88,8 +88,10 @@ std::optional<TargetInfo> targetFor(const std::string &name, const std::string &
   t.features = features.empty() ? (cpu.empty() || cpu == "native" ? hostFeatures() : "") : features;
   if (!checkCpuAndFeatures(t.triple, t.cpu, features, error))
     return std::nullopt;
-  if (t.triple.rfind("x86_64", 0) == 0) // expand's broadcasts stay loads + shuffles: gathers are slower here
+  if (t.triple.rfind("x86_64", 0) == 0) { // expand's broadcasts stay loads + shuffles: gathers are slower here
     t.features += std::string(t.features.empty() ? "" : ",") + "+prefer-no-gather,+prefer-no-scatter";
+    t.streamingStoreBytes = 32.0 * 1024 * 1024;
+  }
   t.desc = *hostTargetDesc(name);
   setVectorBits(t.desc, vectorBitsOfFeatures(t.features));
   t.desc.contract = hasFMAOfFeatures(t.features);

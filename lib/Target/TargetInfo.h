@@ -21,6 +21,10 @@ struct TargetInfo {
   /// The backend may fuse any float a*b+c into an FMA (LLVM's contract flag, the C compiler's -ffp-contract=fast):
   /// results then differ from the interpreter's in the last bits. Off unless tgc --fp-contract=fast.
   bool fpContract = false;
+  /// x86 CPUs: a kernel that stores at least this many bytes to memory uses non-temporal vector stores, which skip
+  /// the read-for-ownership of each cache line and do not evict what the caches hold (0: never). 32 MiB: more than
+  /// a Zen 4 CCD's L3 and the L3 share of a few Xeon cores, so the output would not have stayed cached anyway.
+  double streamingStoreBytes = 0;
   /// Flags for the system C compiler (c target).
   std::string cflags;
 };

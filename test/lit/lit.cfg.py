@@ -1,5 +1,6 @@
 # lit configuration for tgc's regression tests: one .uop file per pass or feature, checked with FileCheck.
 import os
+import platform
 
 import lit.formats
 
@@ -15,6 +16,8 @@ config.environment["PATH"] = path + os.path.pathsep + os.environ.get("PATH", "")
 config.substitutions.append(("%tgc_src", config.tgc_source_dir))
 config.substitutions.append(("%tgc_build", config.tgc_build_dir))
 config.substitutions.append(("%python", "python3"))
+if platform.machine() in ("x86_64", "AMD64"):
+    config.available_features.add("x86_64")
 # ONNX test models are written as text (onnx.proto's text format) and encoded by protoc (protobuf-compiler)
 import shutil
 if shutil.which("protoc") and os.path.exists("/usr/include/onnx/onnx.proto"):
