@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/Transforms/Utils/Cloning.h>
@@ -442,11 +443,25 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   EmitOptions eo{prefix, r.source, r.library, r.embedWeights, weightsPath, "", "", ""};
   std::vector<std::string> objects;
   laps.lap("describe the program");
+  // the program tables: C, compiled by the system C compiler (data and small wrappers: -O1 is enough), while the
+  // kernels compile where the tables are known before them (CPU targets)
+  fs::path modelC = out / (r.name + "_model.c");
+  fs::path modelO = out / (r.name + "_model.o");
+  auto compileTables = [&] {
+    std::string err;
+    std::vector<std::string> argv = cCompile(r, modelC, modelO, rt.includeDir);
+    argv.push_back("-O1");
+    bool ok = writeText(modelC, emitProgramC(p, eo), err) && run(argv, err);
+    return ok ? std::string() : err;
+  };
+  std::future<std::string> tables;
   if (isGpuTarget(r.target)) {
     if (!gpuCode(p, r.target, prefix, kdir, eo.code, eo.fallback, eo.device, error))
       return false;
     laps.lap("kernels: device code (" + std::to_string(p.kernels.size()) + " kernels)");
+    tables = std::async(std::launch::deferred, compileTables);
   } else {
+    tables = std::async(std::launch::async, compileTables);
     if (!parallelFor(p.kernels.size(), compileKernel, error))
       return false;
     for (const KernelDesc &k : p.kernels)
@@ -469,14 +484,15 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     objects.push_back((out / "weights.o").string());
     laps.lap("weights object");
   }
-  fs::path modelC = out / (r.name + "_model.c");
-  if (!writeText(modelC, emitProgramC(p, eo), error) ||
-      !run(cCompile(r, modelC, out / (r.name + "_model.o"), rt.includeDir), error))
+  error = tables.get();
+  if (!error.empty())
     return false;
-  laps.lap("program tables (C compiler)");
-  objects.insert(objects.begin(), (out / (r.name + "_model.o")).string());
+  laps.lap("program tables (C compiler)"); // CPU targets: the wait for it after the kernels
+  objects.insert(objects.begin(), modelO.string());
   if (!r.library) {
     std::vector<std::string> argv = {cxxCompiler(), "-o", (out / r.name).string()};
+    if (!lldLinker().empty() && fs::path(cxxCompiler()).filename().string().find("clang") != std::string::npos)
+      argv.push_back("--ld-path=" + lldLinker()); // lld links in half the time of GNU ld
     argv.insert(argv.end(), objects.begin(), objects.end());
     argv.insert(argv.end(), {rt.library, "-lpthread", "-lm", "-ldl"});
     if (r.sanitize)
