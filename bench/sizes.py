@@ -91,6 +91,11 @@ if name.startswith("gemm"):
     out = Tensor(rng.standard_normal((n, n), dtype=np.float32)) @ Tensor(rng.standard_normal((n, n), dtype=np.float32))
 elif name == "add16M":
     out = Tensor(rng.standard_normal(16 << 20, dtype=np.float32)) + Tensor(rng.standard_normal(16 << 20, dtype=np.float32))
+elif name in ("mlp_b64", "cnn_b128"):
+    sys.path.insert(0, sys.argv[2])
+    import sizes
+    W = {k: Tensor(v) for k, v in sizes.rng_weights(name).items()}
+    out = sizes.tinygrad_model(name, W, Tensor(sizes.model_input(name, rng)))
 else:
     out = Tensor(rng.standard_normal(64 << 20, dtype=np.float32)).sum()
 out.numpy()
@@ -155,12 +160,14 @@ def worker(kind, name, bench):
             fn = lambda: ta.sum()
         else:
             fn = tiny(lambda x: x.sum(), Tensor(a).realize())
-    elif name in ("mlp_b64", "cnn_b128") and kind in ("numpy", "torch"):
-
+    elif name in ("mlp_b64", "cnn_b128"):
         W = {k: v for k, v in rng_weights(name).items()}
-        x = rng.standard_normal((64, 784) if name == "mlp_b64" else (128, 1, 28, 28), dtype=f32)
+        x = model_input(name, rng)
         key = "mlp" if name == "mlp_b64" else "mnist_cnn"
-        if kind == "numpy":
+        if kind == "tinygrad":
+            tw = {k: Tensor(v).realize() for k, v in W.items()}
+            fn = tiny(lambda xs: tinygrad_model(name, tw, xs), Tensor(x).realize())
+        elif kind == "numpy":
             impl = models.numpy_models(np)[key]
             fn = lambda: impl(W, x)
         else:
@@ -183,6 +190,31 @@ def worker(kind, name, bench):
         times.append((time.perf_counter() - t0) * 1e3)
     print("bench: %d runs, min %.4f ms, median %.4f ms" % (bench, min(times), statistics.median(times)))
     return 0
+
+
+def model_input(name, rng):
+    import numpy as np
+
+    return rng.standard_normal((64, 784) if name == "mlp_b64" else (128, 1, 28, 28), dtype=np.float32)
+
+
+def tinygrad_model(name, W, x):
+    """The MLP and the beautiful_mnist CNN in tinygrad, as bench/run.py writes them for numpy and PyTorch."""
+    if name == "mlp_b64":
+        h = (x @ W["fc1.weight"] + W["fc1.bias"]).relu()
+        h = (h @ W["fc2.weight"] + W["fc2.bias"]).relu()
+        return (h @ W["fc3.weight"] + W["fc3.bias"]).softmax(1)
+
+    def bn(h, p):
+        scale = W[p + ".weight"] * (W[p + ".running_var"] + 1e-5).rsqrt()
+        shift = W[p + ".bias"] - W[p + ".running_mean"] * scale
+        return h * scale.reshape(1, -1, 1, 1) + shift.reshape(1, -1, 1, 1)
+
+    h = x.conv2d(W["l1.weight"], W["l1.bias"]).relu()
+    h = bn(h.conv2d(W["l2.weight"], W["l2.bias"]).relu(), "bn1").max_pool2d(2)
+    h = h.conv2d(W["l3.weight"], W["l3.bias"]).relu()
+    h = bn(h.conv2d(W["l4.weight"], W["l4.bias"]).relu(), "bn2").max_pool2d(2)
+    return h.flatten(1) @ W["fc.weight"].T + W["fc.bias"]
 
 
 def rng_weights(name):
@@ -279,9 +311,11 @@ def setup(build):
     subprocess.run([sys.executable, "-m", "venv", env_dir], check=True)
     pip = os.path.join(env_dir, "bin", "pip")
     subprocess.run([pip, "install", "-q", "numpy", "tinygrad"], check=True)
-    # the CPU-only wheel (PyPI's default torch wheel pulls gigabytes of CUDA libraries)
+    # the CPU-only wheel; where download.pytorch.org is unreachable, PyPI's (which pulls its CUDA libraries, about
+    # 3 GB, unused here)
     if subprocess.run([pip, "install", "-q", "torch", "--index-url", "https://download.pytorch.org/whl/cpu"]).returncode:
-        print("torch: not installed (download.pytorch.org unreachable?); its columns will show n/a")
+        if subprocess.run([pip, "install", "-q", "torch"]).returncode:
+            print("torch: not installed; its columns will show n/a")
     print("made %s: pass --python %s" % (env_dir, os.path.join(env_dir, "bin", "python")))
     return 0
 
@@ -353,10 +387,11 @@ def main():
         compile_ms[n] = statistics.median(times)
         # the same model from nothing to its first result: tgc compile + the executable's first run, and tinygrad
         # from `import tinygrad` (scheduling, code generation, its C compiler, the run) in a fresh process
-        if "tinygrad" in baselines and n in ("gemm512", "gemm1024", "gemm2048", "add16M", "sum64M"):
+        if "tinygrad" in baselines:
             runs = []
             for _ in range(args.reps):
-                r = subprocess.run([args.python, "-c", FIRST_RESULT, n], capture_output=True, text=True, env=env)
+                r = subprocess.run([args.python, "-c", FIRST_RESULT, n, os.path.dirname(os.path.abspath(__file__))],
+                                   capture_output=True, text=True, env=env)
                 m = re.search(r"first: ([0-9.]+) ms", r.stdout)
                 if m:
                     runs.append(float(m.group(1)))

@@ -205,6 +205,26 @@ static tgc_call_info launchOf(const tgc_model *m, const tgc_call_info &call) {
   return now;
 }
 
+/// The share of a call's estimated work (tgc_call_info flops and bytes, counted with each variable at its bound)
+/// that it does at the variables' values: value / bound for each variable it takes (weights it reads do not
+/// shrink, so this underestimates their bytes).
+static double workScale(const tgc_model *m, const tgc_call_info &call) {
+  double scale = 1;
+  for (int a = 0; a < call.num_args; ++a) {
+    const tgc_buffer_info &b = m->program->buffers[call.args[a]];
+    if (b.kind == TGC_VARIABLE && b.var_max > 0)
+      scale *= double(m->variables[size_t(call.args[a])]) / double(b.var_max);
+  }
+  return scale;
+}
+
+/// One --debug=2 line: the call's time, GFLOPS and GB/s.
+static void reportCall(const tgc_model *m, const tgc_call_info &call, double seconds) {
+  double scale = workScale(m, call);
+  std::fprintf(stderr, "tgc: %-24s %9.3f us %8.2f GFLOPS %8.2f GB/s\n", call.name, seconds * 1e6,
+               call.flops * scale / seconds * 1e-9, call.bytes * scale / seconds * 1e-9);
+}
+
 /// Run on the device: weights uploaded once (again when rebound), inputs and variables in, calls, outputs back.
 static bool runOnDevice(tgc_model *m) {
   const tgc_program_info *p = m->program;
@@ -234,8 +254,7 @@ static bool runOnDevice(tgc_model *m) {
       return false;
     if (m->debug >= 2) {
       m->callSeconds[size_t(c)] = seconds;
-      std::fprintf(stderr, "tgc: %-24s %9.3f us %8.2f GFLOPS %8.2f GB/s\n", call.name, seconds * 1e6,
-                   call.flops / seconds * 1e-9, call.bytes / seconds * 1e-9);
+      reportCall(m, call, seconds);
     }
   }
   for (size_t o = 0; o < m->outputIndex.size(); ++o) {
@@ -360,7 +379,8 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
       m->args[size_t(a)] = m->pointers[size_t(call.args[a])];
     ThreadChoice &choice = m->threads[size_t(c)];
     int64_t extent = call.parallel_var >= 0 ? m->variables[size_t(call.parallel_var)] : call.parallel;
-    bool splittable = extent > 1 && m->pool->size() > 1 && call.flops + call.bytes >= kParallelMinWork;
+    double work = (call.flops + call.bytes) * workScale(m, call);
+    bool splittable = extent > 1 && m->pool->size() > 1 && work >= kParallelMinWork;
     bool probing = splittable && m->runs >= kThreadWarmRuns && choice.probes < kThreadProbeRuns;
     bool pooled = splittable && (probing ? choice.probes % 2 == 0 : choice.usePool);
     auto start = std::chrono::steady_clock::now();
@@ -373,8 +393,7 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
       decideThreads(m, call, choice, pooled, s);
     if (m->debug >= 2) {
       m->callSeconds[size_t(c)] = s;
-      std::fprintf(stderr, "tgc: %-24s %9.3f us %8.2f GFLOPS %8.2f GB/s\n", call.name, s * 1e6, call.flops / s * 1e-9,
-                   call.bytes / s * 1e-9);
+      reportCall(m, call, s);
     }
   }
   m->onceDone = true;
