@@ -9,18 +9,17 @@ namespace tgc {
 const std::vector<NamedPipeline> &namedPipelines() {
   static const std::vector<NamedPipeline> pipelines = {
       {"lower-tensors",
-       "pack-matmul," // CPU: large matmuls read b through a copy in contiguous column panels
-       "pack-conv,"   // CPU: convolutions read their weights channel-last (lanes along the output channels)
-       "decompose,"   // composite ops -> primitives, so rangeify sees only movement, elementwise and reduce ops
-       "simplify,"    // fold constants of the tensor graph before it is split into kernels
-       "rangeify,"    // tensors -> kernels over ranges, fused, split where values go to memory
-       "simplify,"    // the index arithmetic rangeify wrote (reshape's div/mod, pad's bounds) folds here
-       "schedule,"    // sink of calls -> linear program in data order
-       "plan-memory", // temporaries share one arena
-       "Tensor graph to a scheduled program with planned memory: pack-matmul, pack-conv, decompose, simplify, "
-       "rangeify, "
-       "simplify, "
-       "schedule, plan-memory."},
+       "pack-matmul,"  // CPU: large matmuls read b through a copy in contiguous column panels
+       "pack-conv,"    // CPU: convolutions read their weights channel-last (lanes along the output channels)
+       "decompose,"    // composite ops -> primitives, so rangeify sees only movement, elementwise and reduce ops
+       "split-reduce," // a large reduce to few outputs: partial reduces, then a reduce of them (threads, GPUs)
+       "simplify,"     // fold constants of the tensor graph before it is split into kernels
+       "rangeify,"     // tensors -> kernels over ranges, fused, split where values go to memory
+       "simplify,"     // the index arithmetic rangeify wrote (reshape's div/mod, pad's bounds) folds here
+       "schedule,"     // sink of calls -> linear program in data order
+       "plan-memory",  // temporaries share one arena
+       "Tensor graph to a scheduled program with planned memory: pack-matmul, pack-conv, decompose, split-reduce, "
+       "simplify, rangeify, simplify, schedule, plan-memory."},
       {"codegen",
        "optimize,"                  // choose upcast/unroll actions for each kernel from the target's vector width
        "decompose-transcendentals," // exp2/log2/sin as polynomials: vectorizable, same results on every target
