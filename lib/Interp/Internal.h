@@ -4,8 +4,8 @@
 
 #pragma once
 
-#include "Interp/Interpreter.h"
 #include "IR/Arg.h"
+#include "Interp/Interpreter.h"
 
 #include <string>
 #include <vector>
@@ -55,13 +55,6 @@ void runTensorGraph(const UOp *root, const ArrayMap &leaves, ArrayMap &outputs);
 /// Composite ops, written directly as loops (CompositeEval.cpp).
 Tensor evalComposite(const UOp *u, const std::vector<const Tensor *> &src);
 
-/// A buffer a kernel reads and writes: `count` elements of `elem` at `data`.
-struct Memory {
-  uint8_t *data;
-  int64_t count;
-  DType elem;
-  std::string name;
-};
 /// Run one kernel graph with define_global slot i bound to buffers[i].
 void runKernel(const UOp *sink, std::vector<Memory> &buffers);
 /// Run a program (a linear or an unscheduled sink of calls).

@@ -294,6 +294,16 @@ bool run(const Module &m, const ArrayMap &inputs, ArrayMap &outputs, std::string
   return true;
 }
 
+bool runKernel(const UOp *kernel, std::vector<Memory> &buffers, std::string &error) {
+  try {
+    runKernel(kernel, buffers);
+  } catch (const InterpError &e) {
+    error = e.message;
+    return false;
+  }
+  return true;
+}
+
 rt::Array randomArray(const TensorSpec &spec, uint64_t seed) {
   rt::Array a;
   a.type = *elemTypeOf(spec.dtype);

@@ -57,6 +57,19 @@ bool run(const Module &m, const ArrayMap &inputs, ArrayMap &outputs, std::string
 std::optional<std::map<std::string, int64_t>> variableValues(const std::vector<TensorSpec> &sig, const ArrayMap &inputs,
                                                              std::string &error);
 
+/// A buffer bound to one kernel parameter: `count` elements of `elem` at `data`. `name` is a variable's name
+/// (define_var reads its i64 value by it), otherwise how messages call the buffer.
+struct Memory {
+  uint8_t *data;
+  int64_t count;
+  DType elem;
+  std::string name;
+};
+
+/// Run one kernel (a kernel graph or a linearized kernel) with define_global slot i bound to buffers[i] and the
+/// variables it reads after them (tgc run --bisect). Returns false with a one-line reason.
+bool runKernel(const UOp *kernel, std::vector<Memory> &buffers, std::string &error);
+
 /// Deterministic contents for a spec (rt::fillRandom with the spec's name); variable axes at rt::generatedDimension.
 rt::Array randomArray(const TensorSpec &spec, uint64_t seed);
 

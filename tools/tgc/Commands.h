@@ -26,8 +26,21 @@ struct RunOptions {
   int threads = 0;
   int bench = 0;
   TuningOptions tuning;
+  bool bisect = false;             // --bisect: run kernel by kernel next to the interpreter
+  std::string dumpDir;             // --dump-buffers: write every buffer a call writes here
+  std::string perturbKernel;       // --test-perturb-kernel: add 1 to what this kernel stores (tests of --bisect)
+  bool perturbActionsOnly = false; // --test-perturb-actions-only: not in --bisect's --opts=none build
 };
 int runCommand(const RunOptions &o);
+
+/// tgc run --bisect / --dump-buffers on a tensor-level model (Bisect.cpp): `data` holds every input and weight,
+/// `vars` the dimension variables' values. Exit status 1 when a kernel diverges.
+int bisectCommand(Module &m, const RunOptions &o, const interp::ArrayMap &data,
+                  const std::map<std::string, int64_t> &vars, DiagEngine &diags);
+
+/// Test only (--test-perturb-kernel): `program` (after lower-tensors) with 1 added to every number the kernels
+/// named `name` store, so that --bisect has a wrong kernel to find; nullptr with `error` when none stores one.
+const UOp *perturbKernel(const UOp *program, const std::string &name, std::string &error);
 
 struct CompileOptions {
   std::string input;
@@ -45,7 +58,7 @@ struct CompileOptions {
   std::string weightsFile; // overrides the model's weights directive
   bool sanitize = false;
   FpContract fpContract = FpContract::On; // --fp-contract
-  bool timePasses = false; // --time-passes
+  bool timePasses = false;                // --time-passes
   TuningOptions tuning;
 };
 int compileCommand(const CompileOptions &o);

@@ -276,16 +276,14 @@ bool fillTuningCache(const Module &m, DiagEngine &diags, const TargetInfo &targe
   return true;
 }
 
-bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetInfo &target, const std::string &opts,
-                     const TuningOptions &tuning, std::vector<PassTiming> *timings) {
+bool lowerKernels(Module &m, DiagEngine &diags, const TargetInfo &target, const std::string &opts,
+                  const TuningOptions &tuning, std::vector<PassTiming> *timings) {
   if (tuning.beam <= 0 && tuning.file.empty()) // codegen's optimize takes `opts`
-    return runPipeline(m, diags, "lower-tensors,codegen", target.desc, opts, nullptr, timings);
+    return runPipeline(m, diags, "codegen", target.desc, opts, nullptr, timings);
   if (!opts.empty()) {
     diags.error(Loc{}, "--opts cannot be combined with --beam or --tuning");
     return false;
   }
-  if (!lowerTensors(m, diags, target.desc, timings))
-    return false;
   auto start = std::chrono::steady_clock::now();
   TuningCache cache(target);
   if (!fillTuningCache(m, diags, target, tuning, cache))
@@ -295,6 +293,11 @@ bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetInfo &target, con
                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
   TuningTable table = cache.table();
   return runPipeline(m, diags, "codegen", target.desc, "", &table, timings);
+}
+
+bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetInfo &target, const std::string &opts,
+                     const TuningOptions &tuning, std::vector<PassTiming> *timings) {
+  return lowerTensors(m, diags, target.desc, timings) && lowerKernels(m, diags, target, opts, tuning, timings);
 }
 
 bool writeOutputs(const std::string &dir, const interp::ArrayMap &outputs, std::string &error) {
@@ -311,6 +314,14 @@ bool writeOutputs(const std::string &dir, const interp::ArrayMap &outputs, std::
     arrays.push_back(&a);
   }
   return rt::writeNpyAll(paths, arrays, error);
+}
+
+double elementValue(const uint8_t *data, int64_t i, DType d) {
+  uint64_t bits = 0;
+  size_t size = d.isBool() ? 1 : size_t(d.itemSize());
+  std::memcpy(&bits, data + i * int64_t(size), size);
+  Arg v = valueFromBits(bits, d);
+  return v.isFloat() ? v.getFloat() : v.isBool() ? double(v.getBool()) : double(v.getInt());
 }
 
 std::string formatArray(const std::string &name, const rt::Array &a) {

@@ -70,6 +70,10 @@ bool lowerTensors(Module &m, DiagEngine &diags, const TargetDesc &target, std::v
 bool fillTuningCache(const Module &m, DiagEngine &diags, const TargetInfo &target, const TuningOptions &tuning,
                      TuningCache &cache);
 
+/// For a module after lower-tensors: the codegen pipeline, with `opts` or the tuning options as below.
+bool lowerKernels(Module &m, DiagEngine &diags, const TargetInfo &target, const std::string &opts = "",
+                  const TuningOptions &tuning = {}, std::vector<PassTiming> *timings = nullptr);
+
 /// Lower a tensor-level model to a program whose kernels are ready for a renderer (pipelines lower-tensors and
 /// codegen), reporting problems to `diags`. With tuning options: after lower-tensors, search the kernels the cache
 /// lacks (beam), save the cache, and give optimize the cache's actions.
@@ -79,6 +83,9 @@ bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetInfo &target, con
 
 /// Write each output as DIR/NAME.npy (creating DIR). Returns false with a one-line reason.
 bool writeOutputs(const std::string &dir, const interp::ArrayMap &outputs, std::string &error);
+
+/// Element i of an array of dtype d in memory, as a double (bools as 0 and 1).
+double elementValue(const uint8_t *data, int64_t i, DType d);
 
 /// Text of an array, numpy-like, for --print.
 std::string formatArray(const std::string &name, const rt::Array &a);

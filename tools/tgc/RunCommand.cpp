@@ -18,13 +18,7 @@ namespace tgc {
 
 namespace {
 
-double element(const rt::Array &a, int64_t i) {
-  uint64_t bits = 0;
-  int64_t size = rt::elemSize(a.type);
-  std::memcpy(&bits, a.data.data() + i * size, size_t(size));
-  Arg v = valueFromBits(bits, interp::dtypeOf(a.type));
-  return v.isFloat() ? v.getFloat() : v.isBool() ? double(v.getBool()) : double(v.getInt());
-}
+double element(const rt::Array &a, int64_t i) { return elementValue(a.data.data(), i, interp::dtypeOf(a.type)); }
 
 /// The largest absolute and relative differences between two runs' outputs.
 std::string compareText(const interp::ArrayMap &reference, const interp::ArrayMap &outputs) {
@@ -59,7 +53,13 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
   if (!target)
     return false;
   setFpContract(*target, o.fpContract);
-  if (!lowerForCodegen(m, diags, *target, o.opts, o.tuning)) {
+  if (!lowerTensors(m, diags, target->desc)) {
+    err = "the model could not be lowered";
+    return false;
+  }
+  if (!o.perturbKernel.empty() && !(m.root = perturbKernel(m.root, o.perturbKernel, err)))
+    return false;
+  if (!lowerKernels(m, diags, *target, o.opts, o.tuning)) {
     err = "the model could not be lowered";
     return false;
   }
@@ -155,6 +155,10 @@ int runCommand(const RunOptions &o) {
   if (!variables)
     return oneLineError(err);
   bool compiled = !o.interp && detectStage(m->root) == Stage::Tensor;
+  if (!compiled && (o.bisect || !o.dumpDir.empty()))
+    return oneLineError("--bisect and --dump-buffers need a compiled run (not --interp)");
+  if (compiled && (o.bisect || !o.dumpDir.empty()))
+    return bisectCommand(*m, o, inputs, *variables, diags);
   if (!o.interp && !compiled)
     return oneLineError("only tensor-level models can be compiled; use --interp to run this " +
                         std::string(stageName(detectStage(m->root))) + " graph");

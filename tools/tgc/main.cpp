@@ -55,6 +55,15 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1, 1024));
   runCmd->add_option("--bench", run.bench, "run N more times and report the min and median time")
       ->check(CLI::Range(1, 1000000));
+  runCmd->add_flag("--bisect", run.bisect,
+                   "run kernel by kernel next to the interpreter and stop at the first kernel that diverges");
+  runCmd->add_option("--dump-buffers", run.dumpDir, "write every buffer each kernel call writes as DIR/*.npy");
+  runCmd->add_option("--test-perturb-kernel", run.perturbKernel, "test only: add 1 to what kernel NAME stores")
+      ->group(""); // hidden
+  runCmd
+      ->add_flag("--test-perturb-actions-only", run.perturbActionsOnly,
+                 "test only: spare the --opts=none build of --bisect (an optimization-action bug)")
+      ->group("");
   addFpContractOption(runCmd, run.fpContract);
   runCmd->add_option("--opts", run.opts,
                      "optimization actions replacing the heuristics: upcast:AXIS:AMOUNT,unroll:AXIS:AMOUNT, or none");

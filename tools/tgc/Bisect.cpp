@@ -1,0 +1,310 @@
+//===- Bisect.cpp - tgc run --bisect and --dump-buffers ---------*- C++ -*-===//
+// Runs a compiled program one kernel call at a time, next to the interpreter, to name the first kernel that diverges.
+//===----------------------------------------------------------------------===//
+//
+// The reference is the program after lower-tensors: its kernels, run by the interpreter, define what each call must
+// compute. The target runs the same calls after codegen (every optimization action, lowering pass and the backend),
+// each from a copy of the reference's buffers, so one wrong kernel cannot hide behind or blame another.
+
+#include "Commands.h"
+
+#include "IR/Eval.h"
+#include "IR/Rewrite.h"
+#include "Passes/ProgramInfo.h"
+#include "Runtime/Npy.h"
+#include "Target/Compiler.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <unordered_map>
+
+namespace tgc {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr uint8_t kPoison = 0x7f; // what unwritten temporaries hold, as in the interpreter
+
+/// One buffer of the program, in host memory.
+struct HostBuffer {
+  int64_t id;
+  std::string kind;
+  std::string name;
+  DType elem;
+  Shape shape;
+  int64_t count;
+  std::vector<uint8_t> bytes;
+};
+
+using BufferMap = std::map<int64_t, HostBuffer>;
+
+int64_t bufferId(const UOp *b) { return b->arg().getTuple()[0].getInt(); }
+
+int64_t elemBytes(DType d) { return d.isBool() ? 1 : d.itemSize(); }
+
+/// Every buffer of `program`: inputs and weights from `data`, variables holding their values, the rest poisoned.
+bool allocateBuffers(const UOp *program, const interp::ArrayMap &data, const std::map<std::string, int64_t> &vars,
+                     BufferMap &out, std::string &error) {
+  for (const UOp *u : toposort(program)) {
+    if (u->op() != Op::Buffer)
+      continue;
+    const auto &t = u->arg().getTuple();
+    HostBuffer b{t[0].getInt(), t[2].getString(), t[3].getString(), u->dtype().pointee(), {}, t[1].getInt(), {}};
+    if (b.kind != "variable")
+      b.shape = bufferShape(t[4]);
+    if (rt::checkedNumel(b.shape) != b.count) // temporaries: flat
+      b.shape = {b.count};
+    b.bytes.assign(size_t(b.count * elemBytes(b.elem)), kPoison);
+    if (b.kind == "variable") {
+      int64_t v = vars.at(b.name);
+      std::memcpy(b.bytes.data(), &v, sizeof(v));
+    } else if (b.kind == "input" || b.kind == "weight") {
+      const rt::Array &a = data.at(b.name);
+      if (a.data.size() > b.bytes.size()) {
+        error = b.kind + " '" + b.name + "' is larger than its buffer";
+        return false;
+      }
+      std::fill(b.bytes.begin(), b.bytes.end(), 0); // a variable axis below its bound leaves a tail
+      std::copy(a.data.begin(), a.data.end(), b.bytes.begin());
+    }
+    out.emplace(b.id, std::move(b));
+  }
+  return true;
+}
+
+/// The largest differences between a buffer as computed and as the interpreter computed it.
+struct Difference {
+  double maxAbs = 0;
+  double maxRel = 0;
+  double maxScaled = 0; // max abs error / the largest value of the expected buffer
+  int64_t first = -1;   // the first element outside the tolerance
+  double got = 0;
+  double want = 0;
+};
+
+/// Relative tolerance per dtype: reassociated sums and approximated transcendentals stay inside it, a wrong
+/// element does not. Integers and bools must be exact.
+double tolerance(DType d) {
+  if (!d.isFloat())
+    return 0;
+  switch (d.itemSize()) {
+  case 2: return d == dt::BF16 ? 3e-2 : 1e-2;
+  case 4: return 1e-4;
+  default: return 1e-9;
+  }
+}
+
+Difference compareBuffer(const HostBuffer &got, const HostBuffer &want) {
+  Difference diff;
+  double scale = 0; // errors are measured against the buffer's largest value, so cancellation near 0 is allowed
+  for (int64_t i = 0; i < want.count; ++i)
+    if (std::isfinite(elementValue(want.bytes.data(), i, want.elem)))
+      scale = std::max(scale, std::fabs(elementValue(want.bytes.data(), i, want.elem)));
+  double rtol = tolerance(want.elem);
+  for (int64_t i = 0; i < want.count; ++i) {
+    double a = elementValue(got.bytes.data(), i, got.elem);
+    double b = elementValue(want.bytes.data(), i, want.elem);
+    if (a == b || (std::isnan(a) && std::isnan(b)))
+      continue;
+    double d = std::isnan(a - b) ? INFINITY : std::fabs(a - b);
+    diff.maxAbs = std::max(diff.maxAbs, d);
+    diff.maxRel = std::max(diff.maxRel, d / std::max(std::fabs(b), 1e-30));
+    diff.maxScaled = std::max(diff.maxScaled, d / std::max(scale, 1e-30));
+    if (diff.first < 0 && !(d <= rtol * std::max(scale, 1e-30))) {
+      diff.first = i;
+      diff.got = a;
+      diff.want = b;
+    }
+  }
+  return diff;
+}
+
+/// `[i, j, k]`: the multi-index of flat element `flat`.
+std::string indexText(int64_t flat, const Shape &shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t a = shape.size(); a-- > 0;) {
+    idx[a] = flat % shape[a];
+    flat /= shape[a];
+  }
+  std::string t = "[";
+  for (size_t a = 0; a < idx.size(); ++a)
+    t += (a ? ", " : "") + std::to_string(idx[a]);
+  return t + "]";
+}
+
+std::string bufferText(const HostBuffer &b) {
+  return "buffer " + std::to_string(b.id) + (b.name.empty() ? "" : " \"" + b.name + "\"") + " (" + b.elem.str() +
+         rt::shapeString(b.shape) + ")";
+}
+
+/// Run call `c` of a compiled CPU program on `buffers` (one thread).
+void runTargetCall(const tgc_program_info *p, int c, const UOp *call, BufferMap &buffers,
+                   const std::map<std::string, int64_t> &vars) {
+  const tgc_call_info &info = p->calls[c];
+  std::vector<void *> args;
+  for (size_t i = 1; i < call->numSrc(); ++i)
+    args.push_back(buffers.at(bufferId(call->src(i))).bytes.data());
+  int64_t extent = info.parallel;
+  if (info.parallel_var >= 0)
+    extent = vars.at(p->buffers[info.parallel_var].name);
+  info.fn(args.data(), 0, info.parallel > 0 ? extent : 1);
+}
+
+/// Run call `call`'s kernel in the interpreter on `buffers`.
+bool runReferenceCall(const UOp *call, BufferMap &buffers, std::string &error) {
+  std::vector<interp::Memory> bound;
+  for (size_t i = 1; i < call->numSrc(); ++i) {
+    HostBuffer &b = buffers.at(bufferId(call->src(i)));
+    std::string name = b.kind == "variable" ? b.name : "buffer " + std::to_string(b.id);
+    bound.push_back({b.bytes.data(), b.count, b.elem, name});
+  }
+  return interp::runKernel(call->src(0), bound, error);
+}
+
+/// Write the buffers call `c` wrote as DIR/NNN-KERNEL-BUFFER.npy.
+bool dumpBuffers(const std::string &dir, int c, const UOp *call, const BufferMap &buffers, std::string &error) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    error = "cannot create '" + dir + "': " + ec.message();
+    return false;
+  }
+  for (const UOp *w : callAccess(call).writes) {
+    const HostBuffer &b = buffers.at(bufferId(w));
+    rt::Array a;
+    a.type = *interp::elemTypeOf(b.elem);
+    a.shape = b.shape;
+    a.data = b.bytes;
+    char prefix[16];
+    std::snprintf(prefix, sizeof(prefix), "%03d-", c);
+    std::string leaf = b.name.empty() ? "buffer" + std::to_string(b.id) : b.name;
+    if (!rt::writeNpy((fs::path(dir) / (prefix + kernelName(call) + "-" + leaf + ".npy")).string(), a, error))
+      return false;
+  }
+  return true;
+}
+
+/// Whether call `c` of `retry` (compiled with --opts=none) matches the reference from the state `before` it.
+bool matchesWithoutActions(const tgc_program_info *retry, int c, const UOp *call, BufferMap before,
+                           const BufferMap &reference, const std::map<std::string, int64_t> &vars) {
+  runTargetCall(retry, c, call, before, vars);
+  for (const UOp *w : callAccess(call).writes)
+    if (compareBuffer(before.at(bufferId(w)), reference.at(bufferId(w))).first >= 0)
+      return false;
+  return true;
+}
+
+} // namespace
+
+const UOp *perturbKernel(const UOp *program, const std::string &name, std::string &error) {
+  std::unordered_map<const UOp *, const UOp *> map;
+  Context &ctx = program->ctx();
+  for (const UOp *call : program->src()) {
+    if (kernelName(call) != name)
+      continue;
+    for (const UOp *u : toposort(call->src(0))) {
+      if (u->op() != Op::Store || u->numSrc() < 2)
+        continue;
+      const UOp *v = u->src(1);
+      if (v->dtype().isVector() || !(v->dtype().isFloat() || v->dtype().isInt()))
+        continue;
+      std::vector<const UOp *> src(u->src().begin(), u->src().end());
+      src[1] = ctx.alu(Op::Add, {v, ctx.constLikeInt(v, 1)});
+      map[u] = ctx.withSrc(u, src);
+    }
+  }
+  if (map.empty()) {
+    error = "--test-perturb-kernel: no kernel named '" + name + "' stores a number";
+    return nullptr;
+  }
+  return substitute(program, map);
+}
+
+int bisectCommand(Module &m, const RunOptions &o, const interp::ArrayMap &data,
+                  const std::map<std::string, int64_t> &vars, DiagEngine &diags) {
+  std::string err;
+  auto target = targetFor(o.target, "", "", err);
+  if (!target)
+    return oneLineError(err);
+  if (target->desc.isGPU())
+    return oneLineError("--bisect and --dump-buffers run on the cpu target");
+  setFpContract(*target, o.fpContract);
+  if (!lowerTensors(m, diags, target->desc))
+    return 1;
+  Module reference = m;
+  Module plain = m; // compiled with --opts=none when a kernel diverges
+  if (!o.perturbKernel.empty() && !(m.root = perturbKernel(m.root, o.perturbKernel, err)))
+    return oneLineError(err);
+  if (!o.perturbActionsOnly)
+    plain.root = m.root;
+  if (!lowerKernels(m, diags, *target, o.opts, o.tuning))
+    return 1;
+  JitProgram jit;
+  if (!jit.build(m.root, "model", *target, err))
+    return oneLineError(err);
+  const tgc_program_info *p = jit.program();
+  const UOp *refRoot = reference.root;
+  if (size_t(p->num_calls) != refRoot->numSrc() || m.root->numSrc() != refRoot->numSrc())
+    return oneLineError("codegen changed the number of calls; the program cannot be bisected");
+  BufferMap ref, got;
+  if (!allocateBuffers(refRoot, data, vars, ref, err))
+    return oneLineError(err);
+  got = ref;
+  int calls = p->num_calls;
+  double worstRel = 0;
+  std::string worstKernel;
+  for (int c = 0; c < calls; ++c) {
+    const UOp *refCall = refRoot->src(size_t(c));
+    const UOp *call = m.root->src(size_t(c));
+    BufferMap before; // the call's buffers as it starts, from the reference's state
+    for (size_t i = 1; o.bisect && i < refCall->numSrc(); ++i) {
+      int64_t id = bufferId(refCall->src(i));
+      got.at(id).bytes = ref.at(id).bytes;
+      before.emplace(id, got.at(id));
+    }
+    runTargetCall(p, c, call, got, vars);
+    if (!o.dumpDir.empty() && !dumpBuffers(o.dumpDir, c, refCall, got, err))
+      return oneLineError(err);
+    if (!o.bisect)
+      continue;
+    if (!runReferenceCall(refCall, ref, err))
+      return oneLineError(err);
+    for (const UOp *w : callAccess(refCall).writes) {
+      const HostBuffer &want = ref.at(bufferId(w));
+      Difference d = compareBuffer(got.at(bufferId(w)), want);
+      if (d.maxScaled > worstRel) {
+        worstRel = d.maxScaled;
+        worstKernel = kernelName(refCall);
+      }
+      if (d.first < 0)
+        continue;
+      std::printf("bisect: call %d of %d, kernel '%s', diverges from the interpreter\n", c + 1, calls,
+                  kernelName(refCall).c_str());
+      std::printf("  %s: max abs error %.3g, max rel error %.3g\n", bufferText(want).c_str(), d.maxAbs, d.maxRel);
+      std::printf("  first difference at %s: %.9g, expected %.9g\n", indexText(d.first, want.shape).c_str(), d.got,
+                  d.want);
+      if (!lowerKernels(plain, diags, *target, "none"))
+        return 1;
+      JitProgram retry;
+      if (!retry.build(plain.root, "model", *target, err))
+        return oneLineError(err);
+      bool plainOk = matchesWithoutActions(retry.program(), c, plain.root->src(size_t(c)), before, ref, vars);
+      std::printf("  with --opts=none the kernel %s\n",
+                  plainOk ? "matches: an optimization action (or a pass it enables) is to blame"
+                          : "still diverges: the bug is in lowering or rendering, not in the actions");
+      std::printf("  the kernel before codegen:\n%s", printGraph(refCall->src(0)).c_str());
+      return 1;
+    }
+  }
+  if (o.bisect)
+    std::printf("bisect: all %d calls match the interpreter (largest error %.3g of a buffer's largest value%s)\n",
+                calls, worstRel, worstKernel.empty() ? "" : (", in '" + worstKernel + "'").c_str());
+  if (!o.dumpDir.empty())
+    std::printf("dumped the buffers each call wrote to %s\n", o.dumpDir.c_str());
+  return 0;
+}
+
+} // namespace tgc
