@@ -111,6 +111,8 @@ bool PassManager::run(Module &m, DiagEngine &diags) {
       dumpIR("After", p->name, m);
     if (inst_.verifyEach && !verifyStage(m, stage, diags, p->name))
       return false;
+    if (inst_.observe)
+      inst_.observe(m, p->name, secs);
     if (inst_.afterPass && !inst_.afterPass(m, p->name))
       return false;
   }

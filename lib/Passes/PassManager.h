@@ -32,6 +32,8 @@ struct Instrumentation {
   std::function<void(const std::string &)> dump;
   /// Called after each pass that succeeded and verified; returning false stops the pipeline as failed.
   std::function<bool(const Module &, std::string_view pass)> afterPass;
+  /// Called after each pass that succeeded and verified, with its wall time (--viz records the pipeline).
+  std::function<void(const Module &, std::string_view pass, double seconds)> observe;
   /// Optimization actions handed to passes (PassContext::opts).
   std::string opts;
   /// The target passes lower for (PassContext::target).

@@ -72,7 +72,8 @@ struct tgc_model {
   std::vector<double> callSeconds;
   std::vector<void *> args;
   int debug = 0;
-  std::string error; // of the last failed run
+  bool timing = false; // record callSeconds (debug >= 2, or tgc_model_set_timing)
+  std::string error;   // of the last failed run
   // GPU programs: device memory per buffer (temporaries in the arena where the device allows)
   std::unique_ptr<tgc::rt::Device> device;
   tgc::rt::DeviceMemory deviceArena = nullptr;
@@ -250,12 +251,11 @@ static bool runOnDevice(tgc_model *m) {
     tgc_call_info now = launchOf(m, call);
     if (now.grid[0] * now.grid[1] * now.grid[2] == 0)
       continue; // a variable at 0: nothing to compute
-    if (!m->device->launch(c, now, args.data(), m->debug >= 2 ? &seconds : nullptr, err))
+    if (!m->device->launch(c, now, args.data(), m->timing ? &seconds : nullptr, err))
       return false;
-    if (m->debug >= 2) {
-      m->callSeconds[size_t(c)] = seconds;
+    m->callSeconds[size_t(c)] = seconds;
+    if (m->debug >= 2)
       reportCall(m, call, seconds);
-    }
   }
   for (size_t o = 0; o < m->outputIndex.size(); ++o) {
     int i = m->outputIndex[o];
@@ -273,6 +273,7 @@ extern "C" tgc_model *tgc_model_create(const tgc_program_info *program, const ch
   auto m = std::make_unique<tgc_model>();
   m->program = program;
   m->debug = debugLevel();
+  m->timing = m->debug >= 2;
   m->pointers.assign(size_t(program->num_buffers), nullptr);
   m->variables.assign(size_t(program->num_buffers), 0);
   if (!allocateArena(m.get(), error, error_size) || !bindWeights(m.get(), weights_path, error, error_size))
@@ -391,10 +392,9 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (probing)
       decideThreads(m, call, choice, pooled, s);
-    if (m->debug >= 2) {
-      m->callSeconds[size_t(c)] = s;
+    m->callSeconds[size_t(c)] = s;
+    if (m->debug >= 2)
       reportCall(m, call, s);
-    }
   }
   m->onceDone = true;
   ++m->runs;
@@ -404,6 +404,8 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
 extern "C" const char *tgc_model_error(const tgc_model *m) { return m->error.c_str(); }
 
 extern "C" const double *tgc_model_call_seconds(const tgc_model *m) { return m->callSeconds.data(); }
+
+extern "C" void tgc_model_set_timing(tgc_model *m, int enabled) { m->timing = enabled || m->debug >= 2; }
 
 extern "C" void tgc_model_destroy(tgc_model *m) {
   if (!m)

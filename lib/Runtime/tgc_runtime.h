@@ -119,8 +119,12 @@ int tgc_model_set_variable(tgc_model *model, const char *name, int64_t value);
 /* Why the last tgc_model_run or tgc_model_set_variable failed (one line), or "". */
 const char *tgc_model_error(const tgc_model *model);
 
-/* Per-call timings of the last run, in seconds (num_calls entries), when timing was enabled (TGC_DEBUG >= 2). */
+/* Per-call timings of the last run, in seconds (num_calls entries), when timing was enabled (TGC_DEBUG >= 2 or
+ * tgc_model_set_timing); CPU calls are always timed. */
 const double *tgc_model_call_seconds(const tgc_model *model);
+
+/* Time each call of the following runs on GPU devices too (which waits for each kernel), without TGC_DEBUG's lines. */
+void tgc_model_set_timing(tgc_model *model, int enabled);
 
 void tgc_model_destroy(tgc_model *model);
 

@@ -34,6 +34,9 @@ if pyenv and os.path.exists(pyenv):
         config.substitutions.append(("%pyenv", pyenv))
     if subprocess.run([pyenv, "-c", "import tinygrad"], capture_output=True).returncode == 0:
         config.available_features.add("tinygrad")
+# The viewer's tests open pages in headless Chromium (Debian's chromium); without it they are reported unsupported
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
 if config.tgc_has_fuzzer:
     config.available_features.add("fuzzer")
 # A build of tgc with UndefinedBehaviorSanitizer (scripts/test.sh makes one in build-ubsan/): lit --param ubsan_bin=DIR

@@ -12,9 +12,12 @@
 #include "Passes/Pipeline.h"
 #include "Support/ExpectedDiagnostics.h"
 #include "Support/FileIO.h"
+#include "Target/TargetInfo.h"
+#include "Viz/Viewer.h"
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <spdlog/spdlog.h>
 
 namespace tgc {
@@ -84,6 +87,7 @@ public:
 private:
   ChunkResult runChunk(const Chunk &chunk, const Pipeline &pipeline, DiagEngine &diags);
   bool checkRoundtrip(Context &ctx, const Module &m, const std::string &printed, DiagEngine &diags);
+  bool writeViz(viz::Trace &trace, const Module &m, DiagEngine &diags);
 
   const OptOptions &o_;
   SourceManager sm_;
@@ -99,6 +103,10 @@ int Driver::run() {
   auto pipeline = parsePipeline(o_.passes, err);
   if (!pipeline) {
     top.error(Loc{}, err);
+    return 1;
+  }
+  if (o_.splitInputFile && !o_.viz.empty()) {
+    top.error(Loc{}, "--viz shows one input; it cannot be combined with --split-input-file");
     return 1;
   }
   if (o_.printPipeline) {
@@ -175,9 +183,16 @@ ChunkResult Driver::runChunk(const Chunk &chunk, const Pipeline &pipeline, DiagE
       semantics.start(*m);
       inst.afterPass = [&](const Module &mod, std::string_view pass) { return semantics.check(mod, pass); };
     }
+    std::optional<viz::Trace> trace;
+    if (!o_.viz.empty()) {
+      trace.emplace(*m);
+      inst.observe = [&](const Module &mod, std::string_view pass, double s) { trace->recordPass(mod, pass, s); };
+    }
     PassManager pm(pipeline, inst);
     size_t before = ctx.numNodes();
     bool ok = pm.run(*m, diags);
+    if (trace && !writeViz(*trace, *m, diags))
+      ok = false;
     spdlog::info("{}: {} passes, {} nodes made", fileName_, pipeline.size(), ctx.numNodes() - before);
     for (const PassTiming &t : pm.timings())
       timings_.push_back(t);
@@ -197,6 +212,18 @@ ChunkResult Driver::runChunk(const Chunk &chunk, const Pipeline &pipeline, DiagE
   // In this mode the chunk passes when its diagnostics are exactly the expected ones.
   bool matched = checkExpectedDiagnostics(expected, diags.captured(), fileName_, diags);
   return {matched, result.ok ? result.text : ""};
+}
+
+bool Driver::writeViz(viz::Trace &trace, const Module &m, DiagEngine &diags) {
+  std::string err;
+  std::optional<TargetInfo> target = targetFor(o_.target, "", "", err, o_.gpuArch);
+  trace.remarks = m.remarks;
+  trace.target = o_.target;
+  if (!target || !viz::writeViewer(o_.viz, trace, &*target, err)) {
+    diags.error(Loc{fileName_, 0, 0}, "--viz: " + err);
+    return false;
+  }
+  return true;
 }
 
 bool Driver::checkRoundtrip(Context &ctx, const Module &m, const std::string &printed, DiagEngine &diags) {

@@ -35,6 +35,7 @@ struct OptOptions {
   bool verifyRoundtrip = false;
   bool checkSemantics = false;
   uint64_t checkSeed = 0;
+  std::string viz; // --viz=FILE.html|FILE.json: the viewer of the pipeline
 };
 
 /// Run tgc-opt; returns the process exit status.

@@ -25,16 +25,11 @@ struct Tolerance {
 
 Tolerance toleranceOf(rt::ElemType t) {
   switch (t) {
-  case rt::ElemType::F64:
-    return {1e-9, 1e-12};
-  case rt::ElemType::F32:
-    return {1e-4, 1e-5};
-  case rt::ElemType::F16:
-    return {1e-2, 1e-3};
-  case rt::ElemType::BF16:
-    return {2e-2, 1e-2};
-  default:
-    return {0, 0};
+  case rt::ElemType::F64: return {1e-9, 1e-12};
+  case rt::ElemType::F32: return {1e-4, 1e-5};
+  case rt::ElemType::F16: return {1e-2, 1e-3};
+  case rt::ElemType::BF16: return {2e-2, 1e-2};
+  default: return {0, 0};
   }
 }
 
@@ -61,16 +56,11 @@ bool close(const Arg &x, const Arg &y, Tolerance tol, double scale) {
 /// Float dtypes from the most to the least precise.
 int precisionRank(rt::ElemType t) {
   switch (t) {
-  case rt::ElemType::F64:
-    return 0;
-  case rt::ElemType::F32:
-    return 1;
-  case rt::ElemType::F16:
-    return 2;
-  case rt::ElemType::BF16:
-    return 3;
-  default:
-    return -1;
+  case rt::ElemType::F64: return 0;
+  case rt::ElemType::F32: return 1;
+  case rt::ElemType::F16: return 2;
+  case rt::ElemType::BF16: return 3;
+  default: return -1;
   }
 }
 

@@ -46,6 +46,8 @@ int main(int argc, char **argv) {
   app.add_flag("--print-ranges", o.printRanges,
                "end each integer and bool node of the output with its value range, as a comment: // [lo, hi]");
   app.add_flag("--print-remarks", o.printRemarks, "print what passes decided (optimize's actions per kernel)");
+  app.add_option("--viz", o.viz,
+                 "write a viewer of the pipeline: FILE.html (self-contained page) or FILE.json (the same data)");
   app.add_flag("--split-input-file", o.splitInputFile, "treat '// -----' lines as separating independent inputs");
   app.add_flag("--verify-diagnostics", o.verifyDiagnostics,
                "check diagnostics against '// expected-error {{...}}' comments instead of printing them");

@@ -29,6 +29,7 @@ struct RunOptions {
   bool bisect = false;             // --bisect: run kernel by kernel next to the interpreter
   std::string dumpDir;             // --dump-buffers: write every buffer a call writes here
   std::string perturbKernel;       // --test-perturb-kernel: add 1 to what this kernel stores (tests of --bisect)
+  std::string viz;                 // --viz=FILE.html|.json
   bool perturbActionsOnly = false; // --test-perturb-actions-only: not in --bisect's --opts=none build
 };
 int runCommand(const RunOptions &o);
@@ -59,6 +60,7 @@ struct CompileOptions {
   bool sanitize = false;
   FpContract fpContract = FpContract::On; // --fp-contract
   bool timePasses = false;                // --time-passes
+  std::string viz;                        // --viz=FILE.html|.json
   TuningOptions tuning;
 };
 int compileCommand(const CompileOptions &o);

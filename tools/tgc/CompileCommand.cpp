@@ -53,12 +53,19 @@ int compileCommand(const CompileOptions &o) {
   r.bundleWeights = isOnnxPath(o.input) && o.weightsFile.empty();
   if (r.embedWeights && r.weightsFile.empty())
     r.embedWeights = false; // nothing to embed
-  if (!lowerForCodegen(*m, diags, *target, o.opts, o.tuning, &timings))
+  std::optional<viz::Trace> trace;
+  if (!o.viz.empty())
+    setVizTrace(&trace.emplace(*m));
+  bool lowered = lowerForCodegen(*m, diags, *target, o.opts, o.tuning, &timings);
+  setVizTrace(nullptr);
+  if (!lowered)
     return 1;
   reportKernels(*m);
   r.timings = &timings;
   if (!compileProgram(m->root, r, err))
     return oneLineError(err);
+  if (trace && !writeVizFile(o.viz, *trace, *m, *target))
+    return 1;
   if (o.timePasses)
     std::fputs(formatTimingReport(timings).c_str(), stderr);
   return 0;

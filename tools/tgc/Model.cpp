@@ -14,6 +14,7 @@
 #include "Support/FileIO.h"
 #include "Support/Logging.h"
 #include "Target/Beam.h"
+#include "Viz/Viewer.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -235,6 +236,8 @@ std::string weightsFilePath(const Module &m) {
 
 namespace {
 
+viz::Trace *vizTrace = nullptr; // setVizTrace
+
 bool runPipeline(Module &m, DiagEngine &diags, const char *passes, const TargetDesc &target, const std::string &opts,
                  const TuningTable *tuned, std::vector<PassTiming> *timings) {
   std::string err;
@@ -246,6 +249,8 @@ bool runPipeline(Module &m, DiagEngine &diags, const char *passes, const TargetD
   inst.target = target;
   inst.tuned = tuned;
   inst.printAfterAll = debugLevel() >= 8;
+  if (vizTrace)
+    inst.observe = [](const Module &mod, std::string_view pass, double s) { vizTrace->recordPass(mod, pass, s); };
   PassManager pm(*pipeline, inst);
   bool ok = pm.run(m, diags);
   if (timings)
@@ -254,6 +259,19 @@ bool runPipeline(Module &m, DiagEngine &diags, const char *passes, const TargetD
 }
 
 } // namespace
+
+void setVizTrace(viz::Trace *trace) { vizTrace = trace; }
+
+bool writeVizFile(const std::string &path, viz::Trace &trace, const Module &m, const TargetInfo &target) {
+  trace.remarks = m.remarks;
+  trace.target = target.desc.name;
+  std::string err;
+  if (!viz::writeViewer(path, trace, &target, err)) {
+    oneLineError(err);
+    return false;
+  }
+  return true;
+}
 
 bool lowerTensors(Module &m, DiagEngine &diags, const TargetDesc &target, std::vector<PassTiming> *timings) {
   return runPipeline(m, diags, "lower-tensors", target, "", nullptr, timings);

@@ -11,6 +11,7 @@
 #include "Support/Diagnostics.h"
 #include "Target/TargetInfo.h"
 #include "Target/TuningCache.h"
+#include "Viz/Trace.h"
 
 #include <map>
 #include <optional>
@@ -69,6 +70,12 @@ bool lowerTensors(Module &m, DiagEngine &diags, const TargetDesc &target, std::v
 /// search the kernels it lacks and write the file back. Errors go to `diags`.
 bool fillTuningCache(const Module &m, DiagEngine &diags, const TargetInfo &target, const TuningOptions &tuning,
                      TuningCache &cache);
+
+/// Record every pass the following pipelines run into `trace` (--viz); nullptr stops recording.
+void setVizTrace(viz::Trace *trace);
+
+/// Write the viewer (--viz=FILE.html or .json) of a trace for the lowered `m`; false after printing the error.
+bool writeVizFile(const std::string &path, viz::Trace &trace, const Module &m, const TargetInfo &target);
 
 /// For a module after lower-tensors: the codegen pipeline, with `opts` or the tuning options as below.
 bool lowerKernels(Module &m, DiagEngine &diags, const TargetInfo &target, const std::string &opts = "",

@@ -53,13 +53,15 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
   if (!target)
     return false;
   setFpContract(*target, o.fpContract);
-  if (!lowerTensors(m, diags, target->desc)) {
-    err = "the model could not be lowered";
+  std::optional<viz::Trace> trace;
+  if (!o.viz.empty())
+    setVizTrace(&trace.emplace(m));
+  bool lowered = lowerTensors(m, diags, target->desc);
+  if (lowered && !o.perturbKernel.empty() && !(m.root = perturbKernel(m.root, o.perturbKernel, err)))
     return false;
-  }
-  if (!o.perturbKernel.empty() && !(m.root = perturbKernel(m.root, o.perturbKernel, err)))
-    return false;
-  if (!lowerKernels(m, diags, *target, o.opts, o.tuning)) {
+  lowered = lowered && lowerKernels(m, diags, *target, o.opts, o.tuning);
+  setVizTrace(nullptr);
+  if (!lowered) {
     err = "the model could not be lowered";
     return false;
   }
@@ -108,8 +110,20 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
     tgc_model_destroy(model);
     return false;
   };
+  if (trace)
+    tgc_model_set_timing(model, 1);
   if (!runOnce())
     return false;
+  if (trace && !runOnce()) // a warm run for the viewer's times
+    return false;
+  if (trace) {
+    trace->callSeconds.assign(tgc_model_call_seconds(model), tgc_model_call_seconds(model) + p->num_calls);
+    if (!writeVizFile(o.viz, *trace, m, *target)) {
+      tgc_model_destroy(model);
+      err = "";
+      return false;
+    }
+  }
   if (o.bench > 0) {
     std::vector<double> t;
     for (int i = 0; i < o.bench; ++i) {
@@ -155,6 +169,8 @@ int runCommand(const RunOptions &o) {
   if (!variables)
     return oneLineError(err);
   bool compiled = !o.interp && detectStage(m->root) == Stage::Tensor;
+  if (!o.viz.empty() && (!compiled || o.bisect || !o.dumpDir.empty()))
+    return oneLineError("--viz needs a compiled run (not --interp, --bisect or --dump-buffers)");
   if (!compiled && (o.bisect || !o.dumpDir.empty()))
     return oneLineError("--bisect and --dump-buffers need a compiled run (not --interp)");
   if (compiled && (o.bisect || !o.dumpDir.empty()))
@@ -166,7 +182,7 @@ int runCommand(const RunOptions &o) {
   if ((o.interp || o.compare) && !interp::run(*m, inputs, reference, err))
     return oneLineError(err);
   if (compiled && !runCompiled(*m, o, inputs, sig, *variables, outputs, err, diags))
-    return oneLineError(err);
+    return err.empty() ? 1 : oneLineError(err);
   if (!compiled)
     outputs = reference;
   if (!o.outputDir.empty() && !writeOutputs(o.outputDir, outputs, err))

@@ -57,6 +57,8 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1, 1000000));
   runCmd->add_flag("--bisect", run.bisect,
                    "run kernel by kernel next to the interpreter and stop at the first kernel that diverges");
+  const char *vizHelp = "write a viewer of every pass and kernel: FILE.html (self-contained page) or FILE.json";
+  runCmd->add_option("--viz", run.viz, vizHelp);
   runCmd->add_option("--dump-buffers", run.dumpDir, "write every buffer each kernel call writes as DIR/*.npy");
   runCmd->add_option("--test-perturb-kernel", run.perturbKernel, "test only: add 1 to what kernel NAME stores")
       ->group(""); // hidden
@@ -93,6 +95,7 @@ int main(int argc, char **argv) {
   compileCmd->add_flag("--sanitize-address", compile.sanitize, "build kernels and tables with AddressSanitizer");
 
   compileCmd->add_option("--weights-file", compile.weightsFile, "the safetensors file (default: the model's)");
+  compileCmd->add_option("--viz", compile.viz, vizHelp);
   compileCmd->add_flag("--time-passes", compile.timePasses,
                        "report the wall time of parsing, each pass, the search, kernel compilation and linking");
 
