@@ -5,6 +5,7 @@
 #include "Runtime/Array.h"
 #include "Runtime/Device.h"
 #include "Runtime/HugePages.h"
+#include "Runtime/Peak.h"
 #include "Runtime/Safetensors.h"
 #include "Runtime/ThreadPool.h"
 #include "Runtime/tgc_runtime.h"
@@ -219,11 +220,20 @@ static double workScale(const tgc_model *m, const tgc_call_info &call) {
   return scale;
 }
 
-/// One --debug=2 line: the call's time, GFLOPS and GB/s.
+/// One --debug=2 line: the call's time, GFLOPS and GB/s, and on the CPU their share of one core's measured peaks
+/// (a GB/s share above 100% means the bytes came from caches: the estimate counts every load).
 static void reportCall(const tgc_model *m, const tgc_call_info &call, double seconds) {
   double scale = workScale(m, call);
-  std::fprintf(stderr, "tgc: %-24s %9.3f us %8.2f GFLOPS %8.2f GB/s\n", call.name, seconds * 1e6,
-               call.flops * scale / seconds * 1e-9, call.bytes * scale / seconds * 1e-9);
+  double gflops = call.flops * scale / seconds * 1e-9, gbps = call.bytes * scale / seconds * 1e-9;
+  std::string share;
+  if (!m->device) {
+    const tgc::rt::MachinePeak &peak = tgc::rt::machinePeak();
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), " %6.1f%% %6.1f%% of peak", 100 * gflops / peak.gflops, 100 * gbps / peak.gbps);
+    share = buf;
+  }
+  std::fprintf(stderr, "tgc: %-24s %9.3f us %8.2f GFLOPS %8.2f GB/s%s\n", call.name, seconds * 1e6, gflops, gbps,
+               share.c_str());
 }
 
 /// Run on the device: weights uploaded once (again when rebound), inputs and variables in, calls, outputs back.
@@ -274,6 +284,11 @@ extern "C" tgc_model *tgc_model_create(const tgc_program_info *program, const ch
   m->program = program;
   m->debug = debugLevel();
   m->timing = m->debug >= 2;
+  if (m->debug >= 2 && !program->device) {
+    const tgc::rt::MachinePeak &peak = tgc::rt::machinePeak();
+    std::fprintf(stderr, "tgc: peak of one core (%s): %.1f GFLOPS (f32 FMA), %.1f GB/s (memory), measured\n",
+                 peak.cpu.c_str(), peak.gflops, peak.gbps);
+  }
   m->pointers.assign(size_t(program->num_buffers), nullptr);
   m->variables.assign(size_t(program->num_buffers), 0);
   if (!allocateArena(m.get(), error, error_size) || !bindWeights(m.get(), weights_path, error, error_size))

@@ -45,6 +45,9 @@ public:
   /// Facts known after the pipelines: optimize's remarks ("NAME: ACTIONS") and, with tgc run, each call's time.
   std::vector<std::string> remarks;
   std::vector<double> callSeconds; // per call of the final program, in order; empty when not run
+  std::string cpu;                 // with callSeconds: the machine's measured peaks (Runtime/Peak.h)
+  double peakGflops = 0;
+  double peakGbps = 0;
   std::string target;
 
 private:

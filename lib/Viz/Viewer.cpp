@@ -170,8 +170,11 @@ json viewerData(const Trace &trace, const TargetInfo *target, bool svg) {
                       {"rules", rules}});
   }
   json ks = kernels(trace, graphs, target);
-  return {{"format", "tgc-viz 1"}, {"source", trace.source()}, {"target", trace.target}, {"passes", passes},
-          {"kernels", ks},         {"graphs", graphs.toJson()}};
+  json data = {{"format", "tgc-viz 1"}, {"source", trace.source()}, {"target", trace.target}, {"passes", passes},
+               {"kernels", ks},         {"graphs", graphs.toJson()}};
+  if (trace.peakGflops > 0)
+    data["machine"] = {{"cpu", trace.cpu}, {"gflops", trace.peakGflops}, {"gbps", trace.peakGbps}};
+  return data;
 }
 
 bool writeViewer(const std::string &path, const Trace &trace, const TargetInfo *target, std::string &error) {

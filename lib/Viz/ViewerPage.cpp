@@ -124,6 +124,12 @@ function showKernel(i, item) {
                                  (k.bytes / 1e6).toFixed(3) + " MB");
   if (k.seconds !== undefined) row("measured", ms(k.seconds) + ": " + (k.flops / k.seconds / 1e9).toFixed(2) +
                                    " GFLOPS, " + (k.bytes / k.seconds / 1e9).toFixed(2) + " GB/s");
+  if (k.seconds !== undefined && D.machine) {
+    const f = k.flops / k.seconds / 1e9, b = k.bytes / k.seconds / 1e9;
+    row("of one core's peak", (100 * f / D.machine.gflops).toFixed(1) + "% of " + D.machine.gflops.toFixed(1) +
+        " GFLOPS, " + (100 * b / D.machine.gbps).toFixed(1) + "% of " + D.machine.gbps.toFixed(1) +
+        " GB/s (measured on " + D.machine.cpu + "; above 100%: from caches)");
+  }
   const stageBox = $("div", {});
   const tabs = $("div", {});
   k.stages.forEach((s, j) => {

@@ -6,6 +6,7 @@
 
 #include "IR/Eval.h"
 #include "IR/Verifier.h"
+#include "Runtime/Peak.h"
 #include "Target/Compiler.h"
 
 #include <algorithm>
@@ -117,6 +118,12 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
   if (trace && !runOnce()) // a warm run for the viewer's times
     return false;
   if (trace) {
+    if (!p->device) {
+      const rt::MachinePeak &peak = rt::machinePeak();
+      trace->cpu = peak.cpu;
+      trace->peakGflops = peak.gflops;
+      trace->peakGbps = peak.gbps;
+    }
     trace->callSeconds.assign(tgc_model_call_seconds(model), tgc_model_call_seconds(model) + p->num_calls);
     if (!writeVizFile(o.viz, *trace, m, *target)) {
       tgc_model_destroy(model);
