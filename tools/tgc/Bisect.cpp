@@ -11,6 +11,7 @@
 #include "IR/Eval.h"
 #include "IR/Rewrite.h"
 #include "Passes/ProgramInfo.h"
+#include "Runtime/Device.h"
 #include "Runtime/Npy.h"
 #include "Target/Compiler.h"
 
@@ -148,18 +149,69 @@ std::string bufferText(const HostBuffer &b) {
          rt::shapeString(b.shape) + ")";
 }
 
-/// Run call `c` of a compiled CPU program on `buffers` (one thread).
-void runTargetCall(const tgc_program_info *p, int c, const UOp *call, BufferMap &buffers,
-                   const std::map<std::string, int64_t> &vars) {
-  const tgc_call_info &info = p->calls[c];
-  std::vector<void *> args;
-  for (size_t i = 1; i < call->numSrc(); ++i)
-    args.push_back(buffers.at(bufferId(call->src(i))).bytes.data());
-  int64_t extent = info.parallel;
-  if (info.parallel_var >= 0)
-    extent = vars.at(p->buffers[info.parallel_var].name);
-  info.fn(args.data(), 0, info.parallel > 0 ? extent : 1);
-}
+/// Runs the calls of a compiled program one at a time on host buffers: CPU kernels directly (one thread), GPU
+/// kernels on the program's device, with each call's buffers uploaded before it and downloaded after it.
+class TargetRunner {
+public:
+  TargetRunner(const tgc_program_info *p, const std::map<std::string, int64_t> &vars) : p_(p), vars_(vars) {}
+  TargetRunner(const TargetRunner &) = delete;
+  ~TargetRunner() {
+    for (auto &[id, mem] : memory_)
+      device_->release(mem);
+  }
+
+  bool start(std::string &error) {
+    if (!p_->device)
+      return true;
+    device_ = rt::openDevice(p_->device, error);
+    return device_ && device_->load(*p_, error);
+  }
+
+  bool run(int c, const UOp *call, BufferMap &buffers, std::string &error) {
+    const tgc_call_info &info = p_->calls[c];
+    if (!device_) {
+      std::vector<void *> args;
+      for (size_t i = 1; i < call->numSrc(); ++i)
+        args.push_back(buffers.at(bufferId(call->src(i))).bytes.data());
+      info.fn(args.data(), 0, info.parallel > 0 ? valueOr(info.parallel_var, info.parallel) : 1);
+      return true;
+    }
+    tgc_call_info now = info; // the grid at the variables' values
+    for (int d = 0; d < 3; ++d)
+      now.grid[d] = valueOr(info.grid_var[d], info.grid[d]);
+    if (now.grid[0] * now.grid[1] * now.grid[2] == 0)
+      return true; // a variable at 0: nothing to compute
+    std::vector<rt::DeviceMemory> args;
+    for (size_t i = 1; i < call->numSrc(); ++i) {
+      HostBuffer &b = buffers.at(bufferId(call->src(i)));
+      rt::DeviceMemory &mem = memory_[b.id];
+      if (!mem && !(mem = device_->allocate(b.bytes.size(), error)))
+        return false;
+      if (!device_->upload(mem, b.bytes.data(), b.bytes.size(), error))
+        return false;
+      args.push_back(mem);
+    }
+    if (!device_->launch(c, now, args.data(), nullptr, error) || !device_->finish(error))
+      return false;
+    for (size_t i = 1; i < call->numSrc(); ++i) {
+      HostBuffer &b = buffers.at(bufferId(call->src(i)));
+      if (!device_->download(b.bytes.data(), memory_.at(b.id), b.bytes.size(), error))
+        return false;
+    }
+    return true;
+  }
+
+private:
+  /// The value of the variable in buffer `index`, or `otherwise` when there is none (-1).
+  int64_t valueOr(int index, int64_t otherwise) const {
+    return index >= 0 ? vars_.at(p_->buffers[index].name) : otherwise;
+  }
+
+  const tgc_program_info *p_;
+  const std::map<std::string, int64_t> &vars_;
+  std::unique_ptr<rt::Device> device_;
+  std::map<int64_t, rt::DeviceMemory> memory_; // by buffer id
+};
 
 /// Run call `call`'s kernel in the interpreter on `buffers`.
 bool runReferenceCall(const UOp *call, BufferMap &buffers, std::string &error) {
@@ -196,9 +248,10 @@ bool dumpBuffers(const std::string &dir, int c, const UOp *call, const BufferMap
 }
 
 /// Whether call `c` of `retry` (compiled with --opts=none) matches the reference from the state `before` it.
-bool matchesWithoutActions(const tgc_program_info *retry, int c, const UOp *call, BufferMap before,
-                           const BufferMap &reference, const std::map<std::string, int64_t> &vars) {
-  runTargetCall(retry, c, call, before, vars);
+bool matchesWithoutActions(TargetRunner &retry, int c, const UOp *call, BufferMap before, const BufferMap &reference,
+                           std::string &error) {
+  if (!retry.run(c, call, before, error))
+    return false;
   for (const UOp *w : callAccess(call).writes)
     if (compareBuffer(before.at(bufferId(w)), reference.at(bufferId(w))).first >= 0)
       return false;
@@ -237,8 +290,6 @@ int bisectCommand(Module &m, const RunOptions &o, const interp::ArrayMap &data,
   auto target = targetFor(o.target, "", "", err);
   if (!target)
     return oneLineError(err);
-  if (target->desc.isGPU())
-    return oneLineError("--bisect and --dump-buffers run on the cpu target");
   setFpContract(*target, o.fpContract);
   if (!lowerTensors(m, diags, target->desc))
     return 1;
@@ -254,6 +305,9 @@ int bisectCommand(Module &m, const RunOptions &o, const interp::ArrayMap &data,
   if (!jit.build(m.root, "model", *target, err))
     return oneLineError(err);
   const tgc_program_info *p = jit.program();
+  TargetRunner runner(p, vars);
+  if (!runner.start(err))
+    return oneLineError(err);
   const UOp *refRoot = reference.root;
   if (size_t(p->num_calls) != refRoot->numSrc() || m.root->numSrc() != refRoot->numSrc())
     return oneLineError("codegen changed the number of calls; the program cannot be bisected");
@@ -273,7 +327,8 @@ int bisectCommand(Module &m, const RunOptions &o, const interp::ArrayMap &data,
       got.at(id).bytes = ref.at(id).bytes;
       before.emplace(id, got.at(id));
     }
-    runTargetCall(p, c, call, got, vars);
+    if (!runner.run(c, call, got, err))
+      return oneLineError(err);
     if (!o.dumpDir.empty() && !dumpBuffers(o.dumpDir, c, refCall, got, err))
       return oneLineError(err);
     if (!o.bisect)
@@ -299,7 +354,12 @@ int bisectCommand(Module &m, const RunOptions &o, const interp::ArrayMap &data,
       JitProgram retry;
       if (!retry.build(plain.root, "model", *target, err))
         return oneLineError(err);
-      bool plainOk = matchesWithoutActions(retry.program(), c, plain.root->src(size_t(c)), before, ref, vars);
+      TargetRunner retryRunner(retry.program(), vars);
+      if (!retryRunner.start(err))
+        return oneLineError(err);
+      bool plainOk = matchesWithoutActions(retryRunner, c, plain.root->src(size_t(c)), before, ref, err);
+      if (!err.empty())
+        return oneLineError(err);
       std::printf("  with --opts=none the kernel %s\n",
                   plainOk ? "matches: an optimization action (or a pass it enables) is to blame"
                           : "still diverges: the bug is in lowering or rendering, not in the actions");

@@ -178,6 +178,9 @@ int runCommand(const RunOptions &o) {
   bool compiled = !o.interp && detectStage(m->root) == Stage::Tensor;
   if (!o.viz.empty() && (!compiled || o.bisect || !o.dumpDir.empty()))
     return oneLineError("--viz needs a compiled run (not --interp, --bisect or --dump-buffers)");
+  if ((o.bisect || !o.dumpDir.empty()) && (!o.outputDir.empty() || o.print || o.compare || o.bench > 0))
+    return oneLineError("--bisect and --dump-buffers write no outputs (not with --output-dir, --print, --compare or "
+                        "--bench)");
   if (!compiled && (o.bisect || !o.dumpDir.empty()))
     return oneLineError("--bisect and --dump-buffers need a compiled run (not --interp)");
   if (compiled && (o.bisect || !o.dumpDir.empty()))
