@@ -32,6 +32,7 @@ struct Options {
   int bench = 0;
   int threads = 0;
   bool print = false;
+  std::string dumpDir; // --dump-buffers
 };
 
 /// Memory from tgc::rt::allocateLarge, released with it.
@@ -59,7 +60,7 @@ int die(const std::string &msg) {
 }
 
 const char *kUsage = "usage: %s [--input NAME=FILE.npy]... [--seed N] [--output-dir DIR] [--print] [--bench N]\n"
-                     "          [--threads N] [--weights FILE.safetensors] [--debug N]\n";
+                     "          [--threads N] [--weights FILE.safetensors] [--debug N] [--dump-buffers DIR]\n";
 
 bool parseInt(const std::string &s, int64_t &out) {
   if (s.empty())
@@ -108,6 +109,8 @@ int parseArgs(int argc, char **argv, Options &o) {
       o.inputs[v.substr(0, eq)] = v.substr(eq + 1);
     } else if (a == "--output-dir" && value()) {
       o.outputDir = v;
+    } else if (a == "--dump-buffers" && value()) {
+      o.dumpDir = v;
     } else if (a == "--weights" && value()) {
       o.weights = v;
     } else if (a == "--seed" && value() && parseInt(v, n) && n >= 0) {
@@ -265,6 +268,35 @@ void printTimes(std::vector<double> &times) {
   std::printf("bench: %zu runs, min %.3f ms, median %.3f ms\n", times.size(), times.front() * 1e3, median * 1e3);
 }
 
+/// --dump-buffers: after each call of the first run, every output and temporary it takes, as
+/// DIR/NNN-KERNEL-NAME.npy (NAME: the output's name, or buffer<I> with I the buffer's index), at full size.
+struct BufferDump {
+  const tgc_program_info *program;
+  std::string dir;
+  std::string error;
+};
+
+void dumpCall(void *user, int c, void *const *args) {
+  auto *d = static_cast<BufferDump *>(user);
+  const tgc_call_info &call = d->program->calls[c];
+  for (int a = 0; a < call.num_args && d->error.empty(); ++a) {
+    const tgc_buffer_info &b = d->program->buffers[call.args[a]];
+    if (b.kind != TGC_OUTPUT && b.kind != TGC_TEMP)
+      continue;
+    tgc::rt::Array arr;
+    arr.type = tgc::rt::ElemType(b.dtype);
+    int64_t size = tgc::rt::elemSize(arr.type);
+    arr.shape = shapeOf(b);
+    if (tgc::rt::checkedNumel(arr.shape) * size != b.bytes)
+      arr.shape = {b.bytes / size};
+    arr.data.assign(static_cast<const uint8_t *>(args[a]), static_cast<const uint8_t *>(args[a]) + b.bytes);
+    char prefix[16];
+    std::snprintf(prefix, sizeof(prefix), "%03d-", c);
+    std::string leaf = b.kind == TGC_OUTPUT ? b.name : "buffer" + std::to_string(call.args[a]);
+    tgc::rt::writeNpy(d->dir + "/" + prefix + call.name + "-" + leaf + ".npy", arr, d->error);
+  }
+}
+
 } // namespace
 
 extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
@@ -339,8 +371,18 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
     tgc::rt::fillRandom(generated.back(), o.seed, b.name);
     tgc_model_bind_weight(m, b.name, generated.back().data.data());
   }
+  BufferDump dump{p, o.dumpDir, ""};
+  if (!o.dumpDir.empty()) {
+    if (p->device)
+      return die("--dump-buffers needs a CPU program (this one runs on " + std::string(p->device) + ")");
+    mkdir(o.dumpDir.c_str(), 0755);
+    tgc_model_set_call_hook(m, dumpCall, &dump);
+  }
   if (tgc_model_run(m, inPtrs.data(), outPtrs.data()) != 0)
     return die(tgc_model_error(m));
+  tgc_model_set_call_hook(m, nullptr, nullptr);
+  if (!dump.error.empty())
+    return die(dump.error);
   if (o.bench > 0) {
     std::vector<double> times;
     for (int r = 0; r < o.bench; ++r) {

@@ -73,8 +73,10 @@ struct tgc_model {
   std::vector<double> callSeconds;
   std::vector<void *> args;
   int debug = 0;
-  bool timing = false; // record callSeconds (debug >= 2, or tgc_model_set_timing)
-  std::string error;   // of the last failed run
+  bool timing = false;          // record callSeconds (debug >= 2, or tgc_model_set_timing)
+  tgc_call_hook hook = nullptr; // tgc_model_set_call_hook
+  void *hookUser = nullptr;
+  std::string error; // of the last failed run
   // GPU programs: device memory per buffer (temporaries in the arena where the device allows)
   std::unique_ptr<tgc::rt::Device> device;
   tgc::rt::DeviceMemory deviceArena = nullptr;
@@ -410,6 +412,8 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
     m->callSeconds[size_t(c)] = s;
     if (m->debug >= 2)
       reportCall(m, call, s);
+    if (m->hook)
+      m->hook(m->hookUser, c, m->args.data());
   }
   m->onceDone = true;
   ++m->runs;
@@ -419,6 +423,11 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
 extern "C" const char *tgc_model_error(const tgc_model *m) { return m->error.c_str(); }
 
 extern "C" const double *tgc_model_call_seconds(const tgc_model *m) { return m->callSeconds.data(); }
+
+extern "C" void tgc_model_set_call_hook(tgc_model *m, tgc_call_hook hook, void *user) {
+  m->hook = hook;
+  m->hookUser = user;
+}
 
 extern "C" void tgc_model_set_timing(tgc_model *m, int enabled) { m->timing = enabled || m->debug >= 2; }
 

@@ -126,6 +126,11 @@ const double *tgc_model_call_seconds(const tgc_model *model);
 /* Time each call of the following runs on GPU devices too (which waits for each kernel), without TGC_DEBUG's lines. */
 void tgc_model_set_timing(tgc_model *model, int enabled);
 
+/* Called after each kernel call of the following runs of a CPU program (not on GPU devices) with the call's index
+ * and its arguments (buffers[i] is the call's parameter i), e.g. to save intermediate buffers; NULL removes it. */
+typedef void (*tgc_call_hook)(void *user, int call, void *const *buffers);
+void tgc_model_set_call_hook(tgc_model *model, tgc_call_hook hook, void *user);
+
 void tgc_model_destroy(tgc_model *model);
 
 /* The command line of a compiled model's executable (see docs/runtime.md). */

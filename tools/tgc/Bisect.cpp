@@ -20,6 +20,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <unordered_map>
 
 namespace tgc {
@@ -33,6 +35,7 @@ constexpr uint8_t kPoison = 0x7f; // what unwritten temporaries hold, as in the 
 /// One buffer of the program, in host memory.
 struct HostBuffer {
   int64_t id;
+  int index = 0; // in the program's buffer table (buffers in id order), as the runtime numbers them
   std::string kind;
   std::string name;
   DType elem;
@@ -54,7 +57,7 @@ bool allocateBuffers(const UOp *program, const interp::ArrayMap &data, const std
     if (u->op() != Op::Buffer)
       continue;
     const auto &t = u->arg().getTuple();
-    HostBuffer b{t[0].getInt(), t[2].getString(), t[3].getString(), u->dtype().pointee(), {}, t[1].getInt(), {}};
+    HostBuffer b{t[0].getInt(), 0, t[2].getString(), t[3].getString(), u->dtype().pointee(), {}, t[1].getInt(), {}};
     if (b.kind != "variable")
       b.shape = bufferShape(t[4]);
     if (rt::checkedNumel(b.shape) != b.count) // temporaries: flat
@@ -74,8 +77,14 @@ bool allocateBuffers(const UOp *program, const interp::ArrayMap &data, const std
     }
     out.emplace(b.id, std::move(b));
   }
+  int index = 0;
+  for (auto &[id, b] : out)
+    b.index = index++;
   return true;
 }
+
+/// The NAME of a dump file DIR/NNN-KERNEL-NAME.npy: an output's name, else buffer<index> (as executables write).
+std::string dumpLeaf(const HostBuffer &b) { return b.kind == "output" ? b.name : "buffer" + std::to_string(b.index); }
 
 /// The largest differences between a buffer as computed and as the interpreter computed it.
 struct Difference {
@@ -240,8 +249,7 @@ bool dumpBuffers(const std::string &dir, int c, const UOp *call, const BufferMap
     a.data = b.bytes;
     char prefix[16];
     std::snprintf(prefix, sizeof(prefix), "%03d-", c);
-    std::string leaf = b.name.empty() ? "buffer" + std::to_string(b.id) : b.name;
-    if (!rt::writeNpy((fs::path(dir) / (prefix + kernelName(call) + "-" + leaf + ".npy")).string(), a, error))
+    if (!rt::writeNpy((fs::path(dir) / (prefix + kernelName(call) + "-" + dumpLeaf(b) + ".npy")).string(), a, error))
       return false;
   }
   return true;
@@ -284,6 +292,87 @@ const UOp *perturbKernel(const UOp *program, const std::string &name, std::strin
   return substitute(program, map);
 }
 
+namespace {
+
+/// An executable's dump (--bisect --against DIR) as the results of call `c`: the files of the buffers it writes.
+bool loadDumpedCall(const std::string &dir, int c, const UOp *call, BufferMap &buffers, std::string &error) {
+  char prefix[16];
+  std::snprintf(prefix, sizeof(prefix), "%03d-", c);
+  for (const UOp *w : callAccess(call).writes) {
+    HostBuffer &b = buffers.at(bufferId(w));
+    std::string file = (fs::path(dir) / (prefix + kernelName(call) + "-" + dumpLeaf(b) + ".npy")).string();
+    rt::Array a;
+    if (!rt::readNpy(file, a, error)) {
+      error += " (was the executable compiled from this model, and run with --dump-buffers?)";
+      return false;
+    }
+    if (interp::dtypeOf(a.type) != b.elem || a.data.size() != b.bytes.size()) {
+      error = file + " holds " + std::string(rt::elemName(a.type)) + rt::shapeString(a.shape) + ", expected " +
+              b.elem.str() + rt::shapeString(b.shape);
+      return false;
+    }
+    b.bytes = a.data;
+  }
+  return true;
+}
+
+/// The kernels under test: compiled here for the target, or, with --against, an executable's dump.
+class Subject {
+public:
+  bool prepare(Module &m, const RunOptions &o, const TargetInfo &target, const std::map<std::string, int64_t> &vars,
+               size_t calls, DiagEngine &diags, std::string &error) {
+    dumpDir_ = o.against;
+    if (!dumpDir_.empty())
+      return true;
+    if (!lowerKernels(m, diags, target, o.opts, o.tuning))
+      return false;
+    program_ = m.root;
+    if (!jit_.build(m.root, "model", target, error))
+      return false;
+    if (size_t(jit_.program()->num_calls) != calls || m.root->numSrc() != calls) {
+      error = "codegen changed the number of calls; the program cannot be bisected";
+      return false;
+    }
+    runner_ = std::make_unique<TargetRunner>(jit_.program(), vars);
+    return runner_->start(error);
+  }
+
+  bool run(int c, const UOp *refCall, BufferMap &got, std::string &error) {
+    if (!dumpDir_.empty())
+      return loadDumpedCall(dumpDir_, c, refCall, got, error);
+    return runner_->run(c, program_->src(size_t(c)), got, error);
+  }
+
+private:
+  std::string dumpDir_;
+  const UOp *program_ = nullptr;
+  JitProgram jit_;
+  std::unique_ptr<TargetRunner> runner_;
+};
+
+/// The report of a diverging call; then, when the kernels were compiled here, whether --opts=none fixes it.
+int reportDivergence(int c, int calls, const UOp *refCall, const HostBuffer &want, const Difference &d,
+                     const std::function<int(std::string &)> &retry) {
+  std::printf("bisect: call %d of %d, kernel '%s', diverges from the interpreter\n", c + 1, calls,
+              kernelName(refCall).c_str());
+  std::printf("  %s: max abs error %.3g, max rel error %.3g\n", bufferText(want).c_str(), d.maxAbs, d.maxRel);
+  std::printf("  first difference at %s: %.9g, expected %.9g\n", indexText(d.first, want.shape).c_str(), d.got, d.want);
+  std::string err;
+  int plainOk = retry(err);
+  if (plainOk < 0)
+    return err.empty() ? 1 : oneLineError(err);
+  if (plainOk == 2)
+    std::printf("  (an executable's dump: compile it again with --opts=none to tell an action from lowering)\n");
+  else
+    std::printf("  with --opts=none the kernel %s\n",
+                plainOk ? "matches: an optimization action (or a pass it enables) is to blame"
+                        : "still diverges: the bug is in lowering or rendering, not in the actions");
+  std::printf("  the kernel before codegen:\n%s", printGraph(refCall->src(0)).c_str());
+  return 1;
+}
+
+} // namespace
+
 int bisectCommand(Module &m, const RunOptions &o, const interp::ArrayMap &data,
                   const std::map<std::string, int64_t> &vars, DiagEngine &diags) {
   std::string err;
@@ -293,41 +382,31 @@ int bisectCommand(Module &m, const RunOptions &o, const interp::ArrayMap &data,
   setFpContract(*target, o.fpContract);
   if (!lowerTensors(m, diags, target->desc))
     return 1;
-  Module reference = m;
+  const UOp *refRoot = m.root;
   Module plain = m; // compiled with --opts=none when a kernel diverges
   if (!o.perturbKernel.empty() && !(m.root = perturbKernel(m.root, o.perturbKernel, err)))
     return oneLineError(err);
   if (!o.perturbActionsOnly)
     plain.root = m.root;
-  if (!lowerKernels(m, diags, *target, o.opts, o.tuning))
-    return 1;
-  JitProgram jit;
-  if (!jit.build(m.root, "model", *target, err))
-    return oneLineError(err);
-  const tgc_program_info *p = jit.program();
-  TargetRunner runner(p, vars);
-  if (!runner.start(err))
-    return oneLineError(err);
-  const UOp *refRoot = reference.root;
-  if (size_t(p->num_calls) != refRoot->numSrc() || m.root->numSrc() != refRoot->numSrc())
-    return oneLineError("codegen changed the number of calls; the program cannot be bisected");
+  Subject subject;
+  if (!subject.prepare(m, o, *target, vars, refRoot->numSrc(), diags, err))
+    return err.empty() ? 1 : oneLineError(err);
   BufferMap ref, got;
   if (!allocateBuffers(refRoot, data, vars, ref, err))
     return oneLineError(err);
   got = ref;
-  int calls = p->num_calls;
-  double worstRel = 0;
+  int calls = int(refRoot->numSrc());
+  double worst = 0;
   std::string worstKernel;
   for (int c = 0; c < calls; ++c) {
     const UOp *refCall = refRoot->src(size_t(c));
-    const UOp *call = m.root->src(size_t(c));
     BufferMap before; // the call's buffers as it starts, from the reference's state
     for (size_t i = 1; o.bisect && i < refCall->numSrc(); ++i) {
       int64_t id = bufferId(refCall->src(i));
       got.at(id).bytes = ref.at(id).bytes;
       before.emplace(id, got.at(id));
     }
-    if (!runner.run(c, call, got, err))
+    if (!subject.run(c, refCall, got, err))
       return oneLineError(err);
     if (!o.dumpDir.empty() && !dumpBuffers(o.dumpDir, c, refCall, got, err))
       return oneLineError(err);
@@ -338,38 +417,28 @@ int bisectCommand(Module &m, const RunOptions &o, const interp::ArrayMap &data,
     for (const UOp *w : callAccess(refCall).writes) {
       const HostBuffer &want = ref.at(bufferId(w));
       Difference d = compareBuffer(got.at(bufferId(w)), want);
-      if (d.maxScaled > worstRel) {
-        worstRel = d.maxScaled;
+      if (d.maxScaled > worst) {
+        worst = d.maxScaled;
         worstKernel = kernelName(refCall);
       }
-      if (d.first < 0)
-        continue;
-      std::printf("bisect: call %d of %d, kernel '%s', diverges from the interpreter\n", c + 1, calls,
-                  kernelName(refCall).c_str());
-      std::printf("  %s: max abs error %.3g, max rel error %.3g\n", bufferText(want).c_str(), d.maxAbs, d.maxRel);
-      std::printf("  first difference at %s: %.9g, expected %.9g\n", indexText(d.first, want.shape).c_str(), d.got,
-                  d.want);
-      if (!lowerKernels(plain, diags, *target, "none"))
-        return 1;
-      JitProgram retry;
-      if (!retry.build(plain.root, "model", *target, err))
-        return oneLineError(err);
-      TargetRunner retryRunner(retry.program(), vars);
-      if (!retryRunner.start(err))
-        return oneLineError(err);
-      bool plainOk = matchesWithoutActions(retryRunner, c, plain.root->src(size_t(c)), before, ref, err);
-      if (!err.empty())
-        return oneLineError(err);
-      std::printf("  with --opts=none the kernel %s\n",
-                  plainOk ? "matches: an optimization action (or a pass it enables) is to blame"
-                          : "still diverges: the bug is in lowering or rendering, not in the actions");
-      std::printf("  the kernel before codegen:\n%s", printGraph(refCall->src(0)).c_str());
-      return 1;
+      if (d.first >= 0)
+        return reportDivergence(c, calls, refCall, want, d, [&](std::string &error) {
+          if (!o.against.empty())
+            return 2;
+          JitProgram retry;
+          if (!lowerKernels(plain, diags, *target, "none") || !retry.build(plain.root, "model", *target, error))
+            return -1;
+          TargetRunner runner(retry.program(), vars);
+          if (!runner.start(error))
+            return -1;
+          bool ok = matchesWithoutActions(runner, c, plain.root->src(size_t(c)), before, ref, error);
+          return error.empty() ? int(ok) : -1;
+        });
     }
   }
   if (o.bisect)
     std::printf("bisect: all %d calls match the interpreter (largest error %.3g of a buffer's largest value%s)\n",
-                calls, worstRel, worstKernel.empty() ? "" : (", in '" + worstKernel + "'").c_str());
+                calls, worst, worstKernel.empty() ? "" : (", in '" + worstKernel + "'").c_str());
   if (!o.dumpDir.empty())
     std::printf("dumped the buffers each call wrote to %s\n", o.dumpDir.c_str());
   return 0;

@@ -28,6 +28,7 @@ struct RunOptions {
   TuningOptions tuning;
   bool bisect = false;             // --bisect: run kernel by kernel next to the interpreter
   std::string dumpDir;             // --dump-buffers: write every buffer a call writes here
+  std::string against;             // --against: with --bisect, an executable\'s --dump-buffers directory
   std::string perturbKernel;       // --test-perturb-kernel: add 1 to what this kernel stores (tests of --bisect)
   std::string viz;                 // --viz=FILE.html|.json
   bool perturbActionsOnly = false; // --test-perturb-actions-only: not in --bisect's --opts=none build

@@ -181,6 +181,8 @@ int runCommand(const RunOptions &o) {
   if ((o.bisect || !o.dumpDir.empty()) && (!o.outputDir.empty() || o.print || o.compare || o.bench > 0))
     return oneLineError("--bisect and --dump-buffers write no outputs (not with --output-dir, --print, --compare or "
                         "--bench)");
+  if (!o.against.empty() && !o.bisect)
+    return oneLineError("--against is an option of --bisect");
   if (!compiled && (o.bisect || !o.dumpDir.empty()))
     return oneLineError("--bisect and --dump-buffers need a compiled run (not --interp)");
   if (compiled && (o.bisect || !o.dumpDir.empty()))

@@ -59,6 +59,8 @@ int main(int argc, char **argv) {
                    "run kernel by kernel next to the interpreter and stop at the first kernel that diverges");
   const char *vizHelp = "write a viewer of every pass and kernel: FILE.html (self-contained page) or FILE.json";
   runCmd->add_option("--viz", run.viz, vizHelp);
+  runCmd->add_option("--against", run.against,
+                     "with --bisect: compare a compiled executable's --dump-buffers DIR instead of compiling here");
   runCmd->add_option("--dump-buffers", run.dumpDir, "write every buffer each kernel call writes as DIR/*.npy");
   runCmd->add_option("--test-perturb-kernel", run.perturbKernel, "test only: add 1 to what kernel NAME stores")
       ->group(""); // hidden
