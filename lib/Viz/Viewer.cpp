@@ -93,8 +93,8 @@ json changedNodes(GraphTable &graphs, const UOp *before, const UOp *after) {
   return out;
 }
 
-/// The kernel as the target's renderer writes it: C (c), OpenCL C (opencl) or LLVM IR before LLVM's passes (cpu).
-/// amd and cuda: nothing here; the compiled output's kernels/ directory has their LLVM IR, ISA or PTX.
+/// The kernel as the target's renderer writes it: C (c), OpenCL C (opencl), or LLVM IR before LLVM's passes (cpu;
+/// amd and cuda in their AMDGPU and NVPTX forms; their ISA, PTX and cubins are in tgc compile's kernels/).
 json kernelSource(const UOp *linear, const KernelInfo &info, const TargetInfo *target) {
   static const TargetInfo host = [] {
     std::string unused;
@@ -106,10 +106,13 @@ json kernelSource(const UOp *linear, const KernelInfo &info, const TargetInfo *t
   if (t.desc.name == "c" || t.desc.name == "opencl") {
     bool opencl = t.desc.name == "opencl";
     src[opencl ? "OpenCL C" : "C"] = renderKernelC(linear, info, symbol, opencl ? kOpenCLDialect : kCDialect);
-  } else if (!t.desc.isGPU()) {
+  } else {
+    LLVMFlavor flavor = t.desc.name == "amd"    ? LLVMFlavor::AMDGPU
+                        : t.desc.name == "cuda" ? LLVMFlavor::NVPTX
+                                                : LLVMFlavor::CPU;
     llvm::LLVMContext ctx;
     llvm::Module m(symbol, ctx);
-    renderKernelLLVM(linear, info, symbol, m, t);
+    renderKernelLLVM(linear, info, symbol, m, t, flavor);
     src["LLVM IR"] = printModuleIR(m);
   }
   return src;
