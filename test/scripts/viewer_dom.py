@@ -19,7 +19,8 @@ def chromium(args, timeout=180):
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if not exe:
         sys.exit("viewer_dom.py: chromium is not installed (apt install chromium); skipping")
-    base = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--virtual-time-budget=10000"]
+    base = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+            "--virtual-time-budget=10000"]
     return subprocess.run(base + args, capture_output=True, text=True, timeout=timeout)
 
 
