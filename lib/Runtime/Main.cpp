@@ -272,6 +272,7 @@ void printTimes(std::vector<double> &times) {
 /// DIR/NNN-KERNEL-NAME.npy (NAME: the output's name, or buffer<I> with I the buffer's index), at full size.
 struct BufferDump {
   const tgc_program_info *program;
+  const Variables &vars; // an output with a variable axis holds only the rows of the variable's value
   std::string dir;
   std::string error;
 };
@@ -286,10 +287,11 @@ void dumpCall(void *user, int c, void *const *args) {
     tgc::rt::Array arr;
     arr.type = tgc::rt::ElemType(b.dtype);
     int64_t size = tgc::rt::elemSize(arr.type);
-    arr.shape = shapeOf(b);
-    if (tgc::rt::checkedNumel(arr.shape) * size != b.bytes)
-      arr.shape = {b.bytes / size};
-    arr.data.assign(static_cast<const uint8_t *>(args[a]), static_cast<const uint8_t *>(args[a]) + b.bytes);
+    arr.shape = b.kind == TGC_OUTPUT ? shapeOf(d->program, b, d->vars) : shapeOf(b);
+    if (b.kind == TGC_TEMP && tgc::rt::checkedNumel(arr.shape) * size != b.bytes)
+      arr.shape = {b.bytes / size}; // temporaries are flat
+    const auto *from = static_cast<const uint8_t *>(args[a]);
+    arr.data.assign(from, from + arr.byteSize());
     char prefix[16];
     std::snprintf(prefix, sizeof(prefix), "%03d-", c);
     std::string leaf = b.kind == TGC_OUTPUT ? b.name : "buffer" + std::to_string(call.args[a]);
@@ -371,7 +373,7 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
     tgc::rt::fillRandom(generated.back(), o.seed, b.name);
     tgc_model_bind_weight(m, b.name, generated.back().data.data());
   }
-  BufferDump dump{p, o.dumpDir, ""};
+  BufferDump dump{p, vars, o.dumpDir, ""};
   if (!o.dumpDir.empty()) {
     if (p->device)
       return die("--dump-buffers needs a CPU program (this one runs on " + std::string(p->device) + ")");

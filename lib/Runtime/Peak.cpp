@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -168,14 +169,19 @@ fs::path cacheFile() {
   return {};
 }
 
+/// The cached peaks when the file is for this CPU and well formed (anything else: measure again).
 bool readCache(const fs::path &file, MachinePeak &p) {
   std::ifstream f(file);
   nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || j.value("cpu", "") != p.cpu)
+  if (j.is_discarded() || !j.is_object())
     return false;
-  p.gflops = j.value("gflops", 0.0);
-  p.gbps = j.value("gbps", 0.0);
-  return p.gflops > 0 && p.gbps > 0;
+  auto cpu = j.find("cpu"), gflops = j.find("gflops"), gbps = j.find("gbps");
+  if (cpu == j.end() || !cpu->is_string() || *cpu != p.cpu || gflops == j.end() || !gflops->is_number() ||
+      gbps == j.end() || !gbps->is_number())
+    return false;
+  p.gflops = gflops->get<double>();
+  p.gbps = gbps->get<double>();
+  return std::isfinite(p.gflops) && std::isfinite(p.gbps) && p.gflops > 0 && p.gbps > 0;
 }
 
 void writeCache(const fs::path &file, const MachinePeak &p) {
@@ -183,9 +189,14 @@ void writeCache(const fs::path &file, const MachinePeak &p) {
   fs::create_directories(file.parent_path(), ec);
   fs::path tmp =
       file.string() + ".tmp" + std::to_string(long(std::chrono::steady_clock::now().time_since_epoch().count()));
-  std::ofstream(tmp) << nlohmann::json{{"cpu", p.cpu}, {"gflops", p.gflops}, {"gbps", p.gbps}}.dump() << "\n";
-  fs::rename(tmp, file, ec); // a cache: failing to write it only costs a probe later
-  if (ec)
+  std::ofstream out(tmp);
+  out << nlohmann::json{{"cpu", p.cpu}, {"gflops", p.gflops}, {"gbps", p.gbps}}.dump(
+             -1, ' ', false, nlohmann::json::error_handler_t::replace)
+      << "\n";
+  out.close();
+  if (out) // a cache: failing to write it only costs a probe later
+    fs::rename(tmp, file, ec);
+  if (!out || ec)
     fs::remove(tmp, ec);
 }
 

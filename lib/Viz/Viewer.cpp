@@ -185,11 +185,15 @@ bool writeViewer(const std::string &path, const Trace &trace, const TargetInfo *
   json data = viewerData(trace, target, !asJson);
   std::string text;
   if (asJson) {
-    text = data.dump(1) + "\n";
+    text = data.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
   } else {
-    std::string payload = data.dump();
+    // inside the script element neither "</" (ends it) nor "<!--" (changes how "</script" is read) may appear;
+    // "<\/" and "\u003c" are the same JSON
+    std::string payload = data.dump(-1, ' ', false, json::error_handler_t::replace);
     for (size_t at = 0; (at = payload.find("</", at)) != std::string::npos; at += 3)
-      payload.replace(at, 2, "<\\/"); // no "</script>" inside the script element
+      payload.replace(at, 2, "<\\/");
+    for (size_t at = 0; (at = payload.find("<!--", at)) != std::string::npos; at += 6)
+      payload.replace(at, 1, "\\u003c");
     std::string page = kViewerPage;
     size_t slot = page.find("@DATA@");
     text = page.substr(0, slot) + payload + page.substr(slot + 6);

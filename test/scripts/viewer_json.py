@@ -12,7 +12,7 @@ def load(path):
     text = open(path, encoding="utf-8").read()
     if path.endswith(".html"):
         start = text.index('<script type="application/json" id="data">') + len('<script type="application/json" id="data">')
-        text = text[start:text.index("</script>", start)].replace("<\\/", "</")
+        text = text[start:text.index("</script>", start)]  # "<\/" in it is JSON for "</"
     return json.loads(text)
 
 

@@ -58,8 +58,10 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
   if (!o.viz.empty())
     setVizTrace(&trace.emplace(m));
   bool lowered = lowerTensors(m, diags, target->desc);
-  if (lowered && !o.perturbKernel.empty() && !(m.root = perturbKernel(m.root, o.perturbKernel, err)))
+  if (lowered && !o.perturbKernel.empty() && !(m.root = perturbKernel(m.root, o.perturbKernel, err))) {
+    setVizTrace(nullptr);
     return false;
+  }
   lowered = lowered && lowerKernels(m, diags, *target, o.opts, o.tuning);
   setVizTrace(nullptr);
   if (!lowered) {
