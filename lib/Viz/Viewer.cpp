@@ -15,6 +15,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
 #include <map>
 #include <unordered_set>
 
@@ -138,9 +139,12 @@ json kernels(const Trace &trace, GraphTable &graphs, const TargetInfo *target) {
       last = k;
     }
     json kernel = {{"name", name}, {"call", c}, {"stages", stages}};
+    std::vector<std::string> actions; // several kernels can share a name: then each one's actions, " or "
     for (const std::string &r : trace.remarks)
-      if (r.rfind(name + ": ", 0) == 0)
-        kernel["actions"] = r.substr(name.size() + 2);
+      if (r.rfind(name + ": ", 0) == 0 && std::find(actions.begin(), actions.end(), r) == actions.end())
+        actions.push_back(r);
+    for (size_t a = 0; a < actions.size(); ++a)
+      kernel["actions"] = (a ? kernel["actions"].get<std::string>() + " or " : "") + actions[a].substr(name.size() + 2);
     const UOp *k = call->src(0);
     if (k->op() == Op::Linear) {
       KernelInfo info = analyzeKernel(k);
