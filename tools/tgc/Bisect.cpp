@@ -83,8 +83,14 @@ bool allocateBuffers(const UOp *program, const interp::ArrayMap &data, const std
   return true;
 }
 
-/// The NAME of a dump file DIR/NNN-KERNEL-NAME.npy: an output's name, else buffer<index> (as executables write).
-std::string dumpLeaf(const HostBuffer &b) { return b.kind == "output" ? b.name : "buffer" + std::to_string(b.index); }
+/// DIR/NNN-KERNEL-NAME.npy, buffer `b` after call `c`: NAME is an output's name, else buffer<index> (as
+/// executables write them).
+std::string dumpPath(const std::string &dir, int c, const UOp *call, const HostBuffer &b) {
+  char prefix[16];
+  std::snprintf(prefix, sizeof(prefix), "%03d-", c);
+  std::string leaf = b.kind == "output" ? b.name : "buffer" + std::to_string(b.index);
+  return (fs::path(dir) / (prefix + kernelName(call) + "-" + leaf + ".npy")).string();
+}
 
 /// The largest differences between a buffer as computed and as the interpreter computed it.
 struct Difference {
@@ -120,9 +126,11 @@ bool isPoison(const HostBuffer &b, int64_t i) {
 Difference compareBuffer(const HostBuffer &got, const HostBuffer &want, bool skipUnwritten = false) {
   Difference diff;
   double scale = 0; // errors are measured against the buffer's largest value, so cancellation near 0 is allowed
-  for (int64_t i = 0; i < want.count; ++i)
-    if (!isPoison(want, i) && std::isfinite(elementValue(want.bytes.data(), i, want.elem)))
-      scale = std::max(scale, std::fabs(elementValue(want.bytes.data(), i, want.elem)));
+  for (int64_t i = 0; i < want.count; ++i) {
+    double v = isPoison(want, i) ? 0 : elementValue(want.bytes.data(), i, want.elem);
+    if (std::isfinite(v))
+      scale = std::max(scale, std::fabs(v));
+  }
   double rtol = tolerance(want.elem);
   for (int64_t i = 0; i < want.count; ++i) {
     if (skipUnwritten && isPoison(want, i))
@@ -237,23 +245,15 @@ bool runReferenceCall(const UOp *call, BufferMap &buffers, std::string &error) {
   return interp::runKernel(call->src(0), bound, error);
 }
 
-/// Write the buffers call `c` wrote as DIR/NNN-KERNEL-BUFFER.npy.
+/// Write the buffers call `c` wrote into DIR (dumpPath).
 bool dumpBuffers(const std::string &dir, int c, const UOp *call, const BufferMap &buffers, std::string &error) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    error = "cannot create '" + dir + "': " + ec.message();
-    return false;
-  }
   for (const UOp *w : callAccess(call).writes) {
     const HostBuffer &b = buffers.at(bufferId(w));
     rt::Array a;
     a.type = *interp::elemTypeOf(b.elem);
     a.shape = b.shape;
     a.data = b.bytes;
-    char prefix[16];
-    std::snprintf(prefix, sizeof(prefix), "%03d-", c);
-    if (!rt::writeNpy((fs::path(dir) / (prefix + kernelName(call) + "-" + dumpLeaf(b) + ".npy")).string(), a, error))
+    if (!rt::writeNpy(dumpPath(dir, c, call, b), a, error))
       return false;
   }
   return true;
@@ -300,11 +300,9 @@ namespace {
 
 /// An executable's dump (--bisect --against DIR) as the results of call `c`: the files of the buffers it writes.
 bool loadDumpedCall(const std::string &dir, int c, const UOp *call, BufferMap &buffers, std::string &error) {
-  char prefix[16];
-  std::snprintf(prefix, sizeof(prefix), "%03d-", c);
   for (const UOp *w : callAccess(call).writes) {
     HostBuffer &b = buffers.at(bufferId(w));
-    std::string file = (fs::path(dir) / (prefix + kernelName(call) + "-" + dumpLeaf(b) + ".npy")).string();
+    std::string file = dumpPath(dir, c, call, b);
     rt::Array a;
     if (!rt::readNpy(file, a, error)) {
       error += " (was the executable compiled from this model, and run with --dump-buffers?)";
@@ -400,6 +398,11 @@ int bisectCommand(Module &m, const RunOptions &o, const interp::ArrayMap &data,
   BufferMap ref, got;
   if (!allocateBuffers(refRoot, data, vars, ref, err))
     return oneLineError(err);
+  std::error_code ec;
+  if (!o.dumpDir.empty())
+    fs::create_directories(o.dumpDir, ec);
+  if (ec)
+    return oneLineError("cannot create '" + o.dumpDir + "': " + ec.message());
   got = ref;
   int calls = int(refRoot->numSrc());
   double worst = 0;
