@@ -116,7 +116,7 @@ struct KernelTimes {
 };
 
 bool compileKernelLLVM(const KernelDesc &k, const std::string &symbol, const CompileRequest &r, const fs::path &dir,
-                       KernelTimes &times, std::string &error) {
+                       Effort effort, KernelTimes &times, std::string &error) {
   Clock::time_point start = Clock::now();
   llvm::LLVMContext ctx;
   llvm::Module m(symbol, ctx);
@@ -124,13 +124,13 @@ bool compileKernelLLVM(const KernelDesc &k, const std::string &symbol, const Com
   if (r.sanitize)
     markSanitizeAddress(m);
   times.add(times.render, secondsSince(start));
-  if (!optimizeModule(m, r.target, error, r.sanitize))
+  if (!optimizeModule(m, r.target, error, r.sanitize, effort))
     return false;
   times.add(times.optimize, secondsSince(start));
   std::string object;
   std::string ir = printModuleIR(m);
   showSource(k.symbol + ".ll", ir);
-  if (!writeText(dir / (k.symbol + ".ll"), ir, error) || !emitObject(m, r.target, object, error))
+  if (!writeText(dir / (k.symbol + ".ll"), ir, error) || !emitObject(m, r.target, object, error, effort))
     return false;
   bool ok = writeText(dir / (k.symbol + ".o"), object, error);
   times.add(times.object, secondsSince(start));
@@ -420,11 +420,15 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     return false;
   // kernels compile independently (each its own LLVMContext and TargetMachine, or its own C compiler process)
   KernelTimes times;
+  std::vector<Effort> effort(p.kernels.size(), Effort::Light); // kernels only the first run calls get less
+  for (const CallDesc &c : p.calls)
+    if (!c.once)
+      effort[c.kernel] = Effort::Full;
   auto compileKernel = [&](size_t i, std::string &err) {
     const KernelDesc &k = p.kernels[i];
     std::string symbol = prefix + k.symbol;
     if (r.target.name != "c")
-      return compileKernelLLVM(k, symbol, r, kdir, times, err);
+      return compileKernelLLVM(k, symbol, r, kdir, effort[i], times, err);
     std::string source = renderKernelC(k.linear, k.info, symbol);
     showSource(k.symbol + ".c", source);
     return writeText(kdir / (k.symbol + ".c"), source, err) &&

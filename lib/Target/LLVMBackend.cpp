@@ -67,14 +67,16 @@ bool checkCpuAndFeatures(const std::string &triple, const std::string &cpu, cons
   return true;
 }
 
-static std::unique_ptr<llvm::TargetMachine> machineFor(const TargetInfo &t, std::string &error) {
+static std::unique_ptr<llvm::TargetMachine> machineFor(const TargetInfo &t, std::string &error,
+                                                       Effort effort = Effort::Full) {
   initializeLLVM();
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(t.triple, error);
   if (!target)
     return nullptr;
   llvm::TargetOptions opts;
   return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      t.triple, t.cpu, t.features, opts, llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      t.triple, t.cpu, t.features, opts, llvm::Reloc::PIC_, std::nullopt,
+      effort == Effort::Full ? llvm::CodeGenOptLevel::Aggressive : llvm::CodeGenOptLevel::Less));
 }
 
 void markSanitizeAddress(llvm::Module &m) {
@@ -115,7 +117,7 @@ std::string pipelineText(llvm::TargetMachine *tm, llvm::PipelineTuningOptions tu
 
 } // namespace
 
-bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bool sanitize) {
+bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bool sanitize, Effort effort) {
   auto tm = machineFor(t, error);
   if (!tm)
     return false;
@@ -126,8 +128,12 @@ bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bo
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = true;
-  tuning.SLPVectorization = true;
+  // CPU kernels come vectorized and unrolled by optimize's actions: LLVM's loop and SLP vectorizers and its
+  // unrollers would only add compile time there, and runtime alias checks. GPU pipelines keep them.
+  bool gpu = isGpuTarget(t);
+  tuning.LoopVectorization = gpu;
+  tuning.SLPVectorization = gpu;
+  tuning.LoopUnrolling = gpu;
   llvm::PassBuilder pb(tm.get(), tuning);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -135,7 +141,14 @@ bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bo
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm;
-  if (isGpuTarget(t)) { // GPU backends add their own passes to O3; they keep the whole pipeline
+  if (effort == Effort::Light) {
+    mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O1);
+    if (sanitize)
+      mpm.addPass(llvm::AddressSanitizerPass(llvm::AddressSanitizerOptions{}));
+    mpm.run(m, mam);
+    return true;
+  }
+  if (gpu) { // GPU backends add their own passes to O3; they keep the whole pipeline
     mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     mpm.run(m, mam);
     return true;
@@ -185,8 +198,8 @@ bool emitAssembly(llvm::Module &m, const TargetInfo &t, std::string &text, std::
   return true;
 }
 
-bool emitObject(llvm::Module &m, const TargetInfo &t, std::string &object, std::string &error) {
-  auto tm = machineFor(t, error);
+bool emitObject(llvm::Module &m, const TargetInfo &t, std::string &object, std::string &error, Effort effort) {
+  auto tm = machineFor(t, error, effort);
   if (!tm)
     return false;
   m.setTargetTriple(t.triple);

@@ -25,9 +25,15 @@ void initializeLLVM();
 bool checkCpuAndFeatures(const std::string &triple, const std::string &cpu, const std::string &features,
                          std::string &error);
 
-/// Run the O3 pipeline for the target on `m` (sets its triple and data layout), with AddressSanitizer when asked
-/// (functions marked by markSanitizeAddress). False with `error` on failure.
-bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bool sanitize = false);
+/// How hard LLVM works on a kernel. Full: kernels that every run calls. Light: kernels a program calls once (weight
+/// packing), where compile time matters more than their speed: LLVM's O1 pipeline and its less aggressive code
+/// generator.
+enum class Effort { Full, Light };
+
+/// Run the optimization pipeline for the target on `m` (sets its triple and data layout), with AddressSanitizer
+/// when asked (functions marked by markSanitizeAddress). False with `error` on failure.
+bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bool sanitize = false,
+                    Effort effort = Effort::Full);
 /// Ask AddressSanitizer to instrument every function of `m`.
 void markSanitizeAddress(llvm::Module &m);
 /// The object file of an optimized module.
@@ -35,7 +41,8 @@ void markSanitizeAddress(llvm::Module &m);
 bool prepareModule(llvm::Module &m, const TargetInfo &t, std::string &error);
 /// The target's assembly for the module (GPU ISA for --debug=4).
 bool emitAssembly(llvm::Module &m, const TargetInfo &t, std::string &text, std::string &error);
-bool emitObject(llvm::Module &m, const TargetInfo &t, std::string &object, std::string &error);
+bool emitObject(llvm::Module &m, const TargetInfo &t, std::string &object, std::string &error,
+                Effort effort = Effort::Full);
 /// LLVM assembly text of a module.
 std::string printModuleIR(const llvm::Module &m);
 

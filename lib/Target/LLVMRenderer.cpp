@@ -18,6 +18,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <bit>
 #include <unordered_map>
 
 namespace tgc {
@@ -337,10 +338,86 @@ private:
     bool splat = std::all_of(u->src().begin(), u->src().end(), [&](const UOp *s) { return s == u->src(0); });
     if (splat)
       return b_.CreateVectorSplat(u->dtype().lanes(), val(u->src(0)));
+    if (llvm::Value *v = vectorizeByShuffle(u))
+      return v;
     llvm::Value *v = llvm::PoisonValue::get(type(u->dtype()));
     for (size_t i = 0; i < u->numSrc(); ++i)
       v = b_.CreateInsertElement(v, val(u->src(i)), b_.getInt64(i));
     return v;
+  }
+
+  /// A vectorize whose lanes come from few values (a tile operand: 256 lanes from two loaded vectors) as one
+  /// shufflevector over those vectors, concatenated pairwise, rather than an insertelement per lane that LLVM would
+  /// spend its time folding back. Lanes that are one-lane geps name their vector; the other scalars are put, once
+  /// each, in a vector of their own. Null when this takes no fewer instructions than the insertelement chain.
+  llvm::Value *vectorizeByShuffle(const UOp *u) {
+    std::vector<llvm::Value *> leaves;
+    std::unordered_map<llvm::Value *, int> leafOf;
+    std::vector<llvm::Value *> scalars;
+    std::unordered_map<llvm::Value *, int> scalarOf;
+    std::vector<std::pair<int, int>> lanes; // (leaf, lane); leaf -1: the scalars' vector
+    for (const UOp *s : u->src()) {
+      bool oneLane = s->op() == Op::Gep && s->src(0)->dtype().isVector() && s->arg().intTuple().size() == 1;
+      if (!oneLane) {
+        auto [it, added] = scalarOf.try_emplace(val(s), int(scalars.size()));
+        if (added)
+          scalars.push_back(val(s));
+        lanes.push_back({-1, it->second});
+        continue;
+      }
+      llvm::Value *v = val(s->src(0));
+      auto [it, added] = leafOf.try_emplace(v, int(leaves.size()));
+      if (added)
+        leaves.push_back(v);
+      lanes.push_back({it->second, int(s->arg().intTuple()[0])});
+    }
+    if (!scalars.empty()) {
+      llvm::Value *v = llvm::PoisonValue::get(llvm::FixedVectorType::get(scalars[0]->getType(), scalars.size()));
+      for (size_t i = 0; i < scalars.size(); ++i)
+        v = b_.CreateInsertElement(v, scalars[i], b_.getInt64(i));
+      leaves.push_back(v);
+    }
+    unsigned width = 0;
+    for (llvm::Value *v : leaves)
+      width = std::max(width, unsigned(llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements()));
+    size_t count = std::max<size_t>(2, std::bit_ceil(leaves.size()));
+    size_t cost = scalars.size() + leaves.size() + count; // inserts, widenings, concatenations and the last shuffle
+    if (cost >= u->numSrc())
+      return nullptr;
+    for (llvm::Value *&v : leaves)
+      v = widen(v, width);
+    leaves.resize(count, llvm::PoisonValue::get(leaves[0]->getType()));
+    while (leaves.size() > 2) { // concatenate neighbours: leaf j keeps lanes [j * width, (j + 1) * width)
+      std::vector<llvm::Value *> next;
+      for (size_t j = 0; j < leaves.size(); j += 2)
+        next.push_back(concat(leaves[j], leaves[j + 1]));
+      leaves = next;
+    }
+    int scalarLeaf = scalars.empty() ? 0 : int(leafOf.size());
+    std::vector<int> mask;
+    for (auto [leaf, lane] : lanes)
+      mask.push_back(int(width) * (leaf < 0 ? scalarLeaf : leaf) + lane);
+    return b_.CreateShuffleVector(leaves[0], leaves[1], mask);
+  }
+
+  /// v with poison lanes appended up to `width`.
+  llvm::Value *widen(llvm::Value *v, unsigned width) {
+    unsigned n = unsigned(llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements());
+    if (n == width)
+      return v;
+    std::vector<int> mask(width, -1);
+    for (unsigned i = 0; i < n; ++i)
+      mask[i] = int(i);
+    return b_.CreateShuffleVector(v, mask);
+  }
+
+  /// The lanes of a followed by those of b (both of one type).
+  llvm::Value *concat(llvm::Value *a, llvm::Value *b) {
+    unsigned n = unsigned(llvm::cast<llvm::FixedVectorType>(a->getType())->getNumElements());
+    std::vector<int> mask(2 * n);
+    for (unsigned i = 0; i < 2 * n; ++i)
+      mask[i] = int(i);
+    return b_.CreateShuffleVector(a, b, mask);
   }
 
   /// wmma as mma.sync.m16n8k16.row.col through its NVVM intrinsic: A and B go in pairs of halves (<2 x half> for
