@@ -3,6 +3,7 @@
 
 One line per pass (name, nodes created, the rule with most hits), one per kernel (stages, actions, source
 languages, whether work and time are there), and a check that every graph a pass or kernel names exists.
+With --source LANGUAGE: each kernel's source in that language instead (the renderer's output, before LLVM).
 """
 import json
 import sys
@@ -18,6 +19,10 @@ def load(path):
 
 def main():
     d = load(sys.argv[1])
+    if sys.argv[2:3] == ["--source"]:
+        for k in d["kernels"]:
+            print(k["source"][sys.argv[3]])
+        return
     graphs = d["graphs"]
     print("format:", d["format"], "target:", d["target"], "graphs:", len(graphs))
     for p in d["passes"]:
