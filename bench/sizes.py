@@ -102,6 +102,50 @@ out.numpy()
 print("first: %.1f ms" % ((time.perf_counter() - t0) * 1e3))
 """
 
+# tinygrad's scheduling and code generation alone: the NULL device renders every kernel (C-style source) and
+# runs nothing, so the time of realize() is tinygrad's Python from the lazy graph to kernel sources
+SCHEDULE_ONLY = r"""
+import os, sys, time
+os.environ["DEV"] = "NULL"
+import numpy as np
+from tinygrad import Tensor
+name = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+import sizes
+rng = np.random.default_rng(0)
+if name.startswith("gemm"):
+    n = int(name[4:])
+    a, b = Tensor.empty(n, n).realize(), Tensor.empty(n, n).realize()
+    make = lambda: a @ b
+elif name == "add16M":
+    a, b = Tensor.empty(16 << 20).realize(), Tensor.empty(16 << 20).realize()
+    make = lambda: a + b
+elif name in ("mlp_b64", "cnn_b128"):
+    W = {k: Tensor.empty(*v.shape).realize() for k, v in sizes.rng_weights(name).items()}
+    x = Tensor.empty(*sizes.model_input(name, rng).shape).realize()
+    make = lambda: sizes.tinygrad_model(name, W, x)
+else:
+    a = Tensor.empty(64 << 20).realize()
+    make = lambda: a.sum()
+t0 = time.perf_counter()
+make().realize()
+print("schedule: %.1f ms" % ((time.perf_counter() - t0) * 1e3))
+"""
+
+
+def tgc_pass_ms(tgc, path, out, flags):
+    """tgc compile --time-passes: the wall time of parsing and every pass up to the kernels' compilation."""
+    r = subprocess.run([tgc, "compile", path, "-o", out, "--time-passes"] + flags, capture_output=True, text=True)
+    total = 0.0
+    for line in r.stderr.splitlines():
+        m = re.match(r"\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(.*)", line)
+        if not m:
+            continue
+        if m.group(2).startswith("kernels"):
+            return total * 1e3
+        total += float(m.group(1))
+    return None
+
 
 def worker(kind, name, bench):
     import numpy as np
@@ -367,7 +411,7 @@ def main():
             print("%s not importable by %s: skipped (bench/sizes.py --setup)" % (b, args.python))
 
     # compile
-    exes, compile_ms, first_ms = {}, {}, {}
+    exes, compile_ms, first_ms, schedule_ms = {}, {}, {}, {}
     flags = args.tgc_flags.split() if args.tgc_flags else []
     for n in names:
         text, _, _ = WORKLOADS[n]
@@ -386,12 +430,14 @@ def main():
                 return 1
         compile_ms[n] = statistics.median(times)
         # the same model from nothing to its first result: tgc compile + the executable's first run, and tinygrad
-        # from `import tinygrad` (scheduling, code generation, its C compiler, the run) in a fresh process
+        # from `import tinygrad` (scheduling, code generation, its C compiler, the run) in a fresh process, cold:
+        # CCACHE=0 keeps it from reusing kernels it compiled in an earlier repetition (tgc keeps none either)
         if "tinygrad" in baselines:
             runs = []
+            cold = dict(env, CCACHE="0")
             for _ in range(args.reps):
                 r = subprocess.run([args.python, "-c", FIRST_RESULT, n, os.path.dirname(os.path.abspath(__file__))],
-                                   capture_output=True, text=True, env=env)
+                                   capture_output=True, text=True, env=cold)
                 m = re.search(r"first: ([0-9.]+) ms", r.stdout)
                 if m:
                     runs.append(float(m.group(1)))
@@ -400,6 +446,19 @@ def main():
                 subprocess.run([exes[n] if n in exes else os.path.join(out, n, n), "--threads", str(args.threads)],
                                capture_output=True, env=env)
                 first_ms[n] = (compile_ms[n] + (time.perf_counter() - t0) * 1e3, statistics.median(runs))
+            # the passes alone: tgc's from parsing to linearized kernels, tinygrad's scheduling and rendering
+            tiny, ours = [], []
+            for _ in range(args.reps):
+                r = subprocess.run([args.python, "-c", SCHEDULE_ONLY, n, os.path.dirname(os.path.abspath(__file__))],
+                                   capture_output=True, text=True, env=env)
+                m = re.search(r"schedule: ([0-9.]+) ms", r.stdout)
+                if m:
+                    tiny.append(float(m.group(1)))
+                ms = tgc_pass_ms(tgc, path, os.path.join(out, n + "-passes"), flags)
+                if ms is not None:
+                    ours.append(ms)
+            if tiny and ours:
+                schedule_ms[n] = (statistics.median(ours), statistics.median(tiny))
         exes[n] = os.path.join(out, n, n)
 
     # run, interleaved
@@ -444,9 +503,14 @@ def main():
     print("ratios: baseline / tgc, > 1 means tgc is faster; medians of %d interleaved rounds of %d calls, %d thread(s)"
           % (args.rounds, args.bench, args.threads))
     if first_ms:
-        print("time to first result (tgc: compile + first run of the executable; tinygrad: from import, fresh process):")
+        print("time to first result (tgc: compile + first run of the executable; tinygrad: from import, fresh process,"
+              " CCACHE=0):")
         for n, (tgc_ms, tiny_ms) in first_ms.items():
             print("  %-10s tgc %8.0f ms   tinygrad %8.0f ms   %.1fx" % (n, tgc_ms, tiny_ms, tiny_ms / tgc_ms))
+    if schedule_ms:
+        print("passes alone (tgc: parse to linearized kernels, --time-passes; tinygrad: realize() on its NULL device):")
+        for n, (tgc_ms, tiny_ms) in schedule_ms.items():
+            print("  %-10s tgc %8.1f ms   tinygrad %8.1f ms   %.1fx" % (n, tgc_ms, tiny_ms, tiny_ms / tgc_ms))
     return 0
 
 

@@ -410,14 +410,16 @@ bool Parser::parseShape(Shape &out, std::vector<const UOp *> &vars) {
   return true;
 }
 
-/// Float constants are written in decimal; like C's 0.1f, the literal is rounded to the constant's dtype.
+/// Float constants are written in decimal; like C's 0.1f, the literal is rounded to the constant's element dtype
+/// (a vector constant has the value in every lane).
 void Parser::roundConstLiteral(Statement &st, DType dtype) {
-  if (st.op != Op::Const || !dtype.isFloat() || dtype.isVector())
+  DType e = dtype.element();
+  if (st.op != Op::Const || !e.isFloat())
     return;
   if (st.arg.isInt())
-    st.arg = Arg(roundToDType(double(st.arg.getInt()), dtype));
+    st.arg = Arg(roundToDType(double(st.arg.getInt()), e));
   else if (st.arg.isFloat())
-    st.arg = Arg(roundToDType(st.arg.getFloat(), dtype));
+    st.arg = Arg(roundToDType(st.arg.getFloat(), e));
 }
 
 /// u and the nodes below it without a location (those desugar made: at most 3 levels down) point at `loc`.

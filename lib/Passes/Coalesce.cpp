@@ -140,7 +140,7 @@ const UOp *coalesceLoads(const Match &m) {
     }
     out.push_back(p.n == 1 ? load : ctx.make(Op::Gep, e, {load}, Arg::tuple({Arg(a.offset - p.start)})));
   }
-  return simplifyExpression(ctx.make(Op::Vectorize, v->dtype(), out));
+  return simplifyNode(ctx.make(Op::Vectorize, v->dtype(), out));
 }
 
 /// noop(store(b[i+k], x_k)...) -> vector stores of vectorize(x_k...)
@@ -176,7 +176,7 @@ const UOp *coalesceStores(const Match &m) {
         continue;
       }
       const UOp *ptr = ctx.make(Op::Index, vectorPtr(p.index, p.n), p.index->src(), p.index->arg());
-      const UOp *value = simplifyExpression(ctx.make(Op::Vectorize, vals[0]->dtype().vec(uint16_t(p.n)), vals));
+      const UOp *value = simplifyNode(ctx.make(Op::Vectorize, vals[0]->dtype().vec(uint16_t(p.n)), vals));
       stores.push_back(ctx.make(Op::Store, dt::Void, {ptr, value}));
     }
   }

@@ -79,4 +79,14 @@ const UOp *runSimplify(const UOp *root, PassContext &pc) { return graphRewrite(r
 
 const UOp *simplifyExpression(const UOp *root) { return graphRewrite(root, simplify::matcher()); }
 
+const UOp *simplifyNode(const UOp *u) {
+  for (int step = 0; step < 1000; ++step) { // each rule makes progress; the bound guards a cycle between two
+    const UOp *r = simplify::matcher().rewrite(u);
+    if (!r)
+      return u;
+    u = r;
+  }
+  internalError("simplify: no fixed point at one node after 1000 rewrites");
+}
+
 } // namespace tgc

@@ -21,6 +21,9 @@
 namespace tgc {
 /// The simplify pass on one expression (for passes that build index arithmetic).
 const UOp *simplifyExpression(const UOp *root);
+/// The simplify rules at `u` alone, until none matches: for a node built on operands that are simplified already,
+/// without walking the graph below it again. Nodes a rule builds under the new root are left as built.
+const UOp *simplifyNode(const UOp *u);
 } // namespace tgc
 
 namespace tgc::simplify {
