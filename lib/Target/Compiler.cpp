@@ -105,35 +105,63 @@ double secondsSince(Clock::time_point &start) {
   return s;
 }
 
-/// The steps of compiling kernels, summed over the threads that compile them (tgc compile --time-passes).
+/// One kernel's steps, in seconds of its thread.
+struct KernelSteps {
+  double render = 0, optimize = 0, object = 0;
+};
+
+/// The steps of compiling kernels, per kernel and summed over the threads that compile them (tgc compile
+/// --time-passes).
 struct KernelTimes {
   std::mutex lock;
-  double render = 0, optimize = 0, object = 0;
-  void add(double &what, double seconds) {
+  KernelSteps total;
+  std::vector<KernelSteps> each;
+  void add(size_t kernel, const KernelSteps &s) {
     std::lock_guard<std::mutex> g(lock);
-    what += seconds;
+    total.render += s.render;
+    total.optimize += s.optimize;
+    total.object += s.object;
+    each[kernel] = s;
   }
 };
 
+/// The per-kernel part of --time-passes: slowest first.
+std::string formatKernelTimings(const ProgramDesc &p, const KernelTimes &times, const std::vector<Effort> &effort) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < p.kernels.size(); ++i)
+    order.push_back(i);
+  auto sum = [&](size_t i) { return times.each[i].render + times.each[i].optimize + times.each[i].object; };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sum(a) > sum(b); });
+  std::string out = "   ---Thread Time---  render  optimize    object  --- Kernel (LLVM effort) ---\n";
+  char buf[512];
+  for (size_t i : order) {
+    const KernelSteps &s = times.each[i];
+    std::snprintf(buf, sizeof(buf), "   %.6f         %.4f    %.4f    %.4f  %s (%s)\n", sum(i), s.render, s.optimize,
+                  s.object, p.kernels[i].symbol.c_str(), effort[i] == Effort::Full ? "full" : "light");
+    out += buf;
+  }
+  return out;
+}
+
 bool compileKernelLLVM(const KernelDesc &k, const std::string &symbol, const CompileRequest &r, const fs::path &dir,
-                       Effort effort, KernelTimes &times, std::string &error) {
+                       Effort effort, KernelSteps &steps, std::string &error) {
   Clock::time_point start = Clock::now();
   llvm::LLVMContext ctx;
   llvm::Module m(symbol, ctx);
   renderKernelLLVM(k.linear, k.info, symbol, m, r.target);
   if (r.sanitize)
     markSanitizeAddress(m);
-  times.add(times.render, secondsSince(start));
+  steps.render = secondsSince(start);
   if (!optimizeModule(m, r.target, error, r.sanitize, effort))
     return false;
-  times.add(times.optimize, secondsSince(start));
+  steps.optimize = secondsSince(start);
   std::string object;
   std::string ir = printModuleIR(m);
   showSource(k.symbol + ".ll", ir);
   if (!writeText(dir / (k.symbol + ".ll"), ir, error) || !emitObject(m, r.target, object, error, effort))
     return false;
   bool ok = writeText(dir / (k.symbol + ".o"), object, error);
-  times.add(times.object, secondsSince(start));
+  steps.object = secondsSince(start);
   return ok;
 }
 
@@ -152,21 +180,36 @@ private:
   Clock::time_point start_ = Clock::now();
 };
 
+/// An estimate of LLVM's work on a linearized kernel: its ops, each counted by its lanes.
+double compileCost(const UOp *linear) {
+  double cost = 0;
+  for (const UOp *u : linear->src())
+    cost += u->dtype().lanes();
+  return cost;
+}
+
 /// Threads parallelFor uses for n jobs.
 size_t workersFor(size_t n) {
   return debugLevel() >= 4 ? 1 : std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
 }
 
 /// Run job(i) for i in [0, n) on up to one thread per core (one thread when the sources are being printed, so they
-/// come out in order). Every job runs; the error of the lowest failing i is reported.
-bool parallelFor(size_t n, const std::function<bool(size_t, std::string &)> &job, std::string &error) {
+/// come out in order), largest `cost` first so that no long job starts last. Every job runs; the error of the
+/// lowest failing i is reported.
+bool parallelFor(size_t n, const std::function<bool(size_t, std::string &)> &job, const std::vector<double> &cost,
+                 std::string &error) {
   size_t workers = workersFor(n);
   std::vector<std::string> errors(n);
   std::vector<char> ok(n, 1);
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i)
+    order[i] = i;
+  if (workers > 1)
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cost[a] > cost[b]; });
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i = next++; i < n; i = next++)
-      ok[i] = job(i, errors[i]);
+    for (size_t at = next++; at < n; at = next++)
+      ok[order[at]] = job(order[at], errors[order[at]]);
   };
   std::vector<std::thread> threads;
   for (size_t w = 1; w < workers; ++w)
@@ -420,15 +463,23 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     return false;
   // kernels compile independently (each its own LLVMContext and TargetMachine, or its own C compiler process)
   KernelTimes times;
+  times.each.resize(p.kernels.size());
   std::vector<Effort> effort(p.kernels.size(), Effort::Light); // kernels only the first run calls get less
   for (const CallDesc &c : p.calls)
     if (!c.once)
       effort[c.kernel] = Effort::Full;
+  std::vector<double> cost; // LLVM's time grows with the number of vector elements it handles
+  for (size_t i = 0; i < p.kernels.size(); ++i)
+    cost.push_back(compileCost(p.kernels[i].linear) * (effort[i] == Effort::Full ? 1.0 : 0.25));
   auto compileKernel = [&](size_t i, std::string &err) {
     const KernelDesc &k = p.kernels[i];
     std::string symbol = prefix + k.symbol;
-    if (r.target.name != "c")
-      return compileKernelLLVM(k, symbol, r, kdir, effort[i], times, err);
+    if (r.target.name != "c") {
+      KernelSteps steps;
+      bool ok = compileKernelLLVM(k, symbol, r, kdir, effort[i], steps, err);
+      times.add(i, steps);
+      return ok;
+    }
     std::string source = renderKernelC(k.linear, k.info, symbol);
     showSource(k.symbol + ".c", source);
     return writeText(kdir / (k.symbol + ".c"), source, err) &&
@@ -466,7 +517,7 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     tables = std::async(std::launch::deferred, compileTables);
   } else {
     tables = std::async(std::launch::async, compileTables);
-    if (!parallelFor(p.kernels.size(), compileKernel, error))
+    if (!parallelFor(p.kernels.size(), compileKernel, cost, error))
       return false;
     for (const KernelDesc &k : p.kernels)
       objects.push_back((kdir / (k.symbol + ".o")).string());
@@ -477,8 +528,11 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     else
       std::snprintf(what, sizeof what,
                     "kernels: %zu on %zu threads (thread time: render %.3f s, LLVM optimize %.3f s, object %.3f s)",
-                    p.kernels.size(), workersFor(p.kernels.size()), times.render, times.optimize, times.object);
+                    p.kernels.size(), workersFor(p.kernels.size()), times.total.render, times.total.optimize,
+                    times.total.object);
     laps.lap(what);
+    if (r.kernelReport && r.target.name != "c")
+      *r.kernelReport = formatKernelTimings(p, times, effort);
   }
   bool hasWeights =
       std::any_of(p.buffers.begin(), p.buffers.end(), [](const BufferDesc &b) { return b.kind == TGC_WEIGHT; });

@@ -30,6 +30,8 @@ struct CompileRequest {
   /// Where the wall time of each step (kernels, weights, program tables, link) is appended (tgc compile
   /// --time-passes); nullptr: not measured.
   std::vector<PassTiming> *timings = nullptr;
+  /// With timings: each LLVM kernel's thread time per step, as a report (formatKernelTimings).
+  std::string *kernelReport = nullptr;
 };
 
 /// Compile a linear program whose kernels are linearized into files under r.outDir:

@@ -62,12 +62,14 @@ int compileCommand(const CompileOptions &o) {
     return 1;
   reportKernels(*m);
   r.timings = &timings;
+  std::string kernelReport;
+  r.kernelReport = &kernelReport;
   if (!compileProgram(m->root, r, err))
     return oneLineError(err);
   if (trace && !writeVizFile(o.viz, *trace, *m, *target))
     return 1;
   if (o.timePasses)
-    std::fputs(formatTimingReport(timings).c_str(), stderr);
+    std::fputs((formatTimingReport(timings) + kernelReport).c_str(), stderr);
   return 0;
 }
 
