@@ -22,6 +22,7 @@ const std::vector<NamedPipeline> &namedPipelines() {
        "simplify, rangeify, simplify, schedule, plan-memory."},
       {"codegen",
        "optimize,"                  // choose upcast/unroll actions for each kernel from the target's vector width
+       "collapse-loops,"            // CPU: few outer iterations -> the next loop joins the outermost (threads)
        "decompose-transcendentals," // exp2/log2/sin as polynomials: vectorizable, same results on every target
        "gpudims,"                   // GPU targets: output loops -> launch indices, group reduces via local memory
        "expand,"                    // upcast/unroll ranges -> vector lanes; memory accesses one per lane
@@ -34,8 +35,9 @@ const std::vector<NamedPipeline> &namedPipelines() {
        "lower-divmod,"              // floor division -> C division (with a sign fix-up where signs may differ)
        "simplify,"                  // fold what the lowering exposed
        "linearize",                 // each kernel becomes the ordered list renderers walk
-       "A scheduled program to kernels ready for a renderer: optimize, decompose-transcendentals, gpudims, expand, "
-       "lower-reduce, simplify, contract, devectorize, coalesce, lower-index, lower-divmod, simplify, linearize."},
+       "A scheduled program to kernels ready for a renderer: optimize, collapse-loops, decompose-transcendentals, "
+       "gpudims, expand, lower-reduce, simplify, contract, devectorize, coalesce, lower-index, lower-divmod, "
+       "simplify, linearize."},
   };
   return pipelines;
 }
