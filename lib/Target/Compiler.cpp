@@ -137,7 +137,7 @@ std::string formatKernelTimings(const ProgramDesc &p, const KernelTimes &times, 
   for (size_t i : order) {
     const KernelSteps &s = times.each[i];
     std::snprintf(buf, sizeof(buf), "   %.6f         %.4f    %.4f    %.4f  %s (%s)\n", sum(i), s.render, s.optimize,
-                  s.object, p.kernels[i].symbol.c_str(), effort[i] == Effort::Full ? "full" : "light");
+                  s.object, p.kernels[i].symbol.c_str(), effortName(effort[i]));
     out += buf;
   }
   return out;
@@ -186,6 +186,23 @@ double compileCost(const UOp *linear) {
   for (const UOp *u : linear->src())
     cost += u->dtype().lanes();
   return cost;
+}
+
+/// Whether optimize's actions left any vector value in a linearized kernel.
+bool hasVectors(const UOp *linear) {
+  for (const UOp *u : linear->src())
+    if (u->dtype().isVector() || (u->dtype().isPtr() && u->dtype().pointee().isVector()))
+      return true;
+  return false;
+}
+
+/// Per kernel: Once when only once-calls call it, else Vectorized or Scalar by what optimize left.
+std::vector<Effort> kernelEfforts(const ProgramDesc &p) {
+  std::vector<Effort> effort(p.kernels.size(), Effort::Once);
+  for (const CallDesc &c : p.calls)
+    if (!c.once)
+      effort[c.kernel] = hasVectors(p.kernels[c.kernel].linear) ? Effort::Vectorized : Effort::Scalar;
+  return effort;
 }
 
 /// Threads parallelFor uses for n jobs.
@@ -464,13 +481,10 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   // kernels compile independently (each its own LLVMContext and TargetMachine, or its own C compiler process)
   KernelTimes times;
   times.each.resize(p.kernels.size());
-  std::vector<Effort> effort(p.kernels.size(), Effort::Light); // kernels only the first run calls get less
-  for (const CallDesc &c : p.calls)
-    if (!c.once)
-      effort[c.kernel] = Effort::Full;
+  std::vector<Effort> effort = kernelEfforts(p);
   std::vector<double> cost; // LLVM's time grows with the number of vector elements it handles
   for (size_t i = 0; i < p.kernels.size(); ++i)
-    cost.push_back(compileCost(p.kernels[i].linear) * (effort[i] == Effort::Full ? 1.0 : 0.25));
+    cost.push_back(compileCost(p.kernels[i].linear) * (effort[i] == Effort::Once ? 0.25 : 1.0));
   auto compileKernel = [&](size_t i, std::string &err) {
     const KernelDesc &k = p.kernels[i];
     std::string symbol = prefix + k.symbol;
@@ -688,7 +702,10 @@ bool JitProgram::build(const UOp *root, const std::string &name, const TargetInf
   auto m = std::make_unique<llvm::Module>(name, *ctx);
   for (const KernelDesc &k : s.desc.kernels)
     renderKernelLLVM(k.linear, k.info, k.symbol, *m, target);
-  if (!optimizeModule(*m, target, error))
+  bool scalar = false; // one module: LLVM's vectorizers when some kernel needs them
+  for (Effort e : kernelEfforts(s.desc))
+    scalar = scalar || e == Effort::Scalar;
+  if (!optimizeModule(*m, target, error, false, scalar ? Effort::Scalar : Effort::Vectorized))
     return false;
   showSource(name + " (optimized LLVM IR)", printModuleIR(*m));
   if (!s.jit.add(std::move(m), std::move(ctx), error))

@@ -68,7 +68,7 @@ bool checkCpuAndFeatures(const std::string &triple, const std::string &cpu, cons
 }
 
 static std::unique_ptr<llvm::TargetMachine> machineFor(const TargetInfo &t, std::string &error,
-                                                       Effort effort = Effort::Full) {
+                                                       Effort effort = Effort::Vectorized) {
   initializeLLVM();
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(t.triple, error);
   if (!target)
@@ -76,7 +76,7 @@ static std::unique_ptr<llvm::TargetMachine> machineFor(const TargetInfo &t, std:
   llvm::TargetOptions opts;
   return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
       t.triple, t.cpu, t.features, opts, llvm::Reloc::PIC_, std::nullopt,
-      effort == Effort::Full ? llvm::CodeGenOptLevel::Aggressive : llvm::CodeGenOptLevel::Less));
+      effort == Effort::Once ? llvm::CodeGenOptLevel::Less : llvm::CodeGenOptLevel::Aggressive));
 }
 
 void markSanitizeAddress(llvm::Module &m) {
@@ -119,6 +119,15 @@ std::string pipelineText(llvm::TargetMachine *tm, llvm::PipelineTuningOptions tu
 
 } // namespace
 
+const char *effortName(Effort e) {
+  switch (e) {
+  case Effort::Vectorized: return "O3";
+  case Effort::Scalar: return "O3+vectorizers";
+  case Effort::Once: return "O1";
+  }
+  return "?";
+}
+
 bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bool sanitize, Effort effort) {
   auto tm = machineFor(t, error);
   if (!tm)
@@ -131,11 +140,13 @@ bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bo
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
   // CPU kernels come vectorized and unrolled by optimize's actions: LLVM's loop and SLP vectorizers and its
-  // unrollers would only add compile time there, and runtime alias checks. GPU pipelines keep them.
+  // unrollers would only add compile time there, and runtime alias checks. Kernels optimize left scalar, and GPU
+  // pipelines, keep them.
   bool gpu = isGpuTarget(t);
-  tuning.LoopVectorization = gpu;
-  tuning.SLPVectorization = gpu;
-  tuning.LoopUnrolling = gpu;
+  bool llvmVectorizes = gpu || effort == Effort::Scalar;
+  tuning.LoopVectorization = llvmVectorizes;
+  tuning.SLPVectorization = llvmVectorizes;
+  tuning.LoopUnrolling = llvmVectorizes;
   llvm::PassBuilder pb(tm.get(), tuning);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -143,7 +154,7 @@ bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bo
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm;
-  if (effort == Effort::Light) {
+  if (effort == Effort::Once) {
     mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O1);
     if (sanitize)
       mpm.addPass(llvm::AddressSanitizerPass(llvm::AddressSanitizerOptions{}));
@@ -160,7 +171,7 @@ bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bo
   std::string text;
   {
     std::lock_guard<std::mutex> g(lock);
-    std::string &cached = texts[t.triple + "/" + t.cpu + "/" + t.features];
+    std::string &cached = texts[t.triple + "/" + t.cpu + "/" + t.features + "/" + effortName(effort)];
     if (cached.empty())
       cached = pipelineText(tm.get(), tuning);
     text = cached;

@@ -25,15 +25,19 @@ void initializeLLVM();
 bool checkCpuAndFeatures(const std::string &triple, const std::string &cpu, const std::string &features,
                          std::string &error);
 
-/// How hard LLVM works on a kernel. Full: kernels that every run calls. Light: kernels a program calls once (weight
-/// packing), where compile time matters more than their speed: LLVM's O1 pipeline and its less aggressive code
-/// generator.
-enum class Effort { Full, Light };
+/// What LLVM does with a kernel (CPU targets; GPU targets always get the whole O3 pipeline).
+enum class Effort {
+  Vectorized, // optimize's actions vectorized and unrolled it: O3 without LLVM's vectorizers and unrollers
+  Scalar,     // optimize found no action for it (odd sizes, --opts=none): O3 with LLVM's vectorizers and unrollers
+  Once,       // only a program's first run calls it (weight packing): O1 and less aggressive code generation
+};
+/// "O3", "O3+vectorizers" or "O1" (tgc compile --time-passes).
+const char *effortName(Effort e);
 
 /// Run the optimization pipeline for the target on `m` (sets its triple and data layout), with AddressSanitizer
 /// when asked (functions marked by markSanitizeAddress). False with `error` on failure.
 bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bool sanitize = false,
-                    Effort effort = Effort::Full);
+                    Effort effort = Effort::Vectorized);
 /// Ask AddressSanitizer to instrument every function of `m`.
 void markSanitizeAddress(llvm::Module &m);
 /// The object file of an optimized module.
@@ -42,7 +46,7 @@ bool prepareModule(llvm::Module &m, const TargetInfo &t, std::string &error);
 /// The target's assembly for the module (GPU ISA for --debug=4).
 bool emitAssembly(llvm::Module &m, const TargetInfo &t, std::string &text, std::string &error);
 bool emitObject(llvm::Module &m, const TargetInfo &t, std::string &object, std::string &error,
-                Effort effort = Effort::Full);
+                Effort effort = Effort::Vectorized);
 /// LLVM assembly text of a module.
 std::string printModuleIR(const llvm::Module &m);
 
