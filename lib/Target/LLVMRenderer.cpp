@@ -328,7 +328,8 @@ private:
       internalError("llvm renderer: 'end' does not close the innermost loop");
     Loop l = loops_.back();
     loops_.pop_back();
-    llvm::Value *next = b_.CreateAdd(l.phi, llvm::ConstantInt::get(l.phi->getType(), 1));
+    // the counter stays below the loop's bound, which fits its type: the increment cannot wrap
+    llvm::Value *next = b_.CreateAdd(l.phi, llvm::ConstantInt::get(l.phi->getType(), 1), "", true, true);
     l.phi->addIncoming(next, b_.GetInsertBlock());
     b_.CreateBr(l.header);
     b_.SetInsertPoint(l.exit);
@@ -697,6 +698,34 @@ private:
     return b_.CreateFPTrunc(intrinsic(llvm::Intrinsic::fma, f32, wide), t);
   }
 
+  /// Whether the integer add, sub or mul u cannot wrap as a signed value (LLVM's nsw): the exact result of its
+  /// operands' value ranges fits its type. Index arithmetic (lower-index chose i32 because its ranges fit) carries
+  /// it, so ScalarEvolution can take sext(a + b) as sext(a) + sext(b) instead of proving it per address.
+  bool signedExact(const UOp *u) {
+    const UOp *a = u->src(0);
+    const UOp *b = u->src(1);
+    DType e = u->dtype().element();
+    if (!e.isInt() || !e.isSigned() || !a->hasRange() || !b->hasRange())
+      return false;
+    __int128 lo = 0;
+    __int128 hi = 0;
+    if (u->op() == Op::Mul) {
+      __int128 c[] = {__int128(a->vmin()) * b->vmin(), __int128(a->vmin()) * b->vmax(), __int128(a->vmax()) * b->vmin(),
+                      __int128(a->vmax()) * b->vmax()};
+      lo = *std::min_element(std::begin(c), std::end(c));
+      hi = *std::max_element(std::begin(c), std::end(c));
+    } else if (u->op() == Op::Add) {
+      lo = __int128(a->vmin()) + b->vmin();
+      hi = __int128(a->vmax()) + b->vmax();
+    } else {
+      lo = __int128(a->vmin()) - b->vmax();
+      hi = __int128(a->vmax()) - b->vmin();
+    }
+    int bits = int(e.itemSize()) * 8;
+    __int128 limit = __int128(1) << (bits - 1);
+    return lo >= -limit && hi < limit;
+  }
+
   /// the elementwise op u on the values `a` of its sources, with result type t
   llvm::Value *alu(const UOp *u, const std::vector<llvm::Value *> &a, llvm::Type *t) {
     auto s = [&](size_t i) { return a[i]; };
@@ -704,9 +733,9 @@ private:
     bool fp = d.isFloat();
     bool sgn = d.isSigned();
     switch (u->op()) {
-    case Op::Add: return fp ? b_.CreateFAdd(s(0), s(1)) : b_.CreateAdd(s(0), s(1));
-    case Op::Sub: return fp ? b_.CreateFSub(s(0), s(1)) : b_.CreateSub(s(0), s(1));
-    case Op::Mul: return fp ? b_.CreateFMul(s(0), s(1)) : b_.CreateMul(s(0), s(1));
+    case Op::Add: return fp ? b_.CreateFAdd(s(0), s(1)) : b_.CreateAdd(s(0), s(1), "", false, signedExact(u));
+    case Op::Sub: return fp ? b_.CreateFSub(s(0), s(1)) : b_.CreateSub(s(0), s(1), "", false, signedExact(u));
+    case Op::Mul: return fp ? b_.CreateFMul(s(0), s(1)) : b_.CreateMul(s(0), s(1), "", false, signedExact(u));
     case Op::Mulacc:
       if (fp)
         return fusedMulAdd(a, t, d);
