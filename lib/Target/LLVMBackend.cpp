@@ -93,9 +93,22 @@ namespace {
 /// dse (a kernel stores each output element once, and SROA removes the accumulators' stores; dse was 60% of the
 /// optimization time of a 3x3 convolution tile that ends in 128 stores, comparing each with the others).
 constexpr const char *kSkippedPasses[] = {"indvars", "loop-idiom", "dse"};
+/// LLVM's unrollers, also skipped for kernels optimize vectorized and unrolled: PipelineTuningOptions::LoopUnrolling
+/// does not survive the pipeline's text (it prints the same either way).
+constexpr const char *kUnrollers[] = {"loop-unroll<O3>", "loop-unroll-full"};
 
-/// LLVM's O3 module pipeline as text, without kSkippedPasses. Built once per target machine kind: the text of the
-/// default pipeline depends on the target only through its cost model, which parsing it again reattaches.
+/// `text` without the pass `pass` wherever it appears in a list.
+void removePass(std::string &text, const std::string &pass) {
+  for (const std::string &form : {pass + ",", "," + pass + ")"}) {
+    std::string replacement = form.back() == ')' ? ")" : "";
+    for (size_t at = text.find(form); at != std::string::npos; at = text.find(form, at))
+      text.replace(at, form.size(), replacement);
+  }
+}
+
+/// LLVM's O3 module pipeline as text, without kSkippedPasses (and kUnrollers unless the tuning unrolls). Built once
+/// per target machine kind and effort: the text of the default pipeline depends on the target only through its cost
+/// model, which parsing it again reattaches.
 std::string pipelineText(llvm::TargetMachine *tm, llvm::PipelineTuningOptions tuning) {
   llvm::PassInstrumentationCallbacks pic;
   llvm::PassBuilder pb(tm, tuning, std::nullopt, &pic);
@@ -107,13 +120,11 @@ std::string pipelineText(llvm::TargetMachine *tm, llvm::PipelineTuningOptions tu
     return name.empty() ? cls : name;
   });
   os.flush();
-  for (const char *pass : kSkippedPasses) {
-    for (const std::string &form : {std::string(pass) + ",", "," + std::string(pass) + ")"}) {
-      std::string replacement = form.back() == ')' ? ")" : "";
-      for (size_t at = text.find(form); at != std::string::npos; at = text.find(form, at))
-        text.replace(at, form.size(), replacement);
-    }
-  }
+  for (const char *pass : kSkippedPasses)
+    removePass(text, pass);
+  if (!tuning.LoopUnrolling)
+    for (const char *pass : kUnrollers)
+      removePass(text, pass);
   return text;
 }
 
@@ -154,6 +165,11 @@ bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bo
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm;
+  if (gpu) { // GPU backends add their own passes to O3; they keep the whole pipeline
+    mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    mpm.run(m, mam);
+    return true;
+  }
   if (effort == Effort::Once) {
     mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O1);
     if (sanitize)
@@ -161,17 +177,12 @@ bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bo
     mpm.run(m, mam);
     return true;
   }
-  if (gpu) { // GPU backends add their own passes to O3; they keep the whole pipeline
-    mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-    mpm.run(m, mam);
-    return true;
-  }
   static std::mutex lock;
-  static std::map<std::string, std::string> texts; // by triple, CPU and features
+  static std::map<std::string, std::string> texts; // by triple, CPU, features and whether LLVM vectorizes
   std::string text;
   {
     std::lock_guard<std::mutex> g(lock);
-    std::string &cached = texts[t.triple + "/" + t.cpu + "/" + t.features + "/" + effortName(effort)];
+    std::string &cached = texts[t.triple + "/" + t.cpu + "/" + t.features + (llvmVectorizes ? "/vectorizers" : "")];
     if (cached.empty())
       cached = pipelineText(tm.get(), tuning);
     text = cached;

@@ -347,44 +347,54 @@ private:
     return v;
   }
 
-  /// A vectorize whose lanes come from few values (a tile operand: 256 lanes from two loaded vectors) as one
-  /// shufflevector over those vectors, concatenated pairwise, rather than an insertelement per lane that LLVM would
-  /// spend its time folding back. Lanes that are one-lane geps name their vector; the other scalars are put, once
-  /// each, in a vector of their own. Null when this takes no fewer instructions than the insertelement chain.
-  llvm::Value *vectorizeByShuffle(const UOp *u) {
-    std::vector<llvm::Value *> leaves;
-    std::unordered_map<llvm::Value *, int> leafOf;
-    std::vector<llvm::Value *> scalars;
-    std::unordered_map<llvm::Value *, int> scalarOf;
-    std::vector<std::pair<int, int>> lanes; // (leaf, lane); leaf -1: the scalars' vector
+  /// The lanes of a vectorize as (source, lane): a one-lane gep names its vector, any other scalar is lane k of a
+  /// vector of those scalars, each put in once (source -1).
+  struct LaneSources {
+    std::vector<const UOp *> vectors; // the gep sources, in first use
+    std::vector<const UOp *> scalars; // the other operands, in first use
+    std::vector<std::pair<int, int>> lanes;
+  };
+
+  static LaneSources laneSources(const UOp *u) {
+    LaneSources ls;
+    std::unordered_map<const UOp *, int> vectorOf, scalarOf;
     for (const UOp *s : u->src()) {
       bool oneLane = s->op() == Op::Gep && s->src(0)->dtype().isVector() && s->arg().intTuple().size() == 1;
       if (!oneLane) {
-        auto [it, added] = scalarOf.try_emplace(val(s), int(scalars.size()));
+        auto [it, added] = scalarOf.try_emplace(s, int(ls.scalars.size()));
         if (added)
-          scalars.push_back(val(s));
-        lanes.push_back({-1, it->second});
+          ls.scalars.push_back(s);
+        ls.lanes.push_back({-1, it->second});
         continue;
       }
-      llvm::Value *v = val(s->src(0));
-      auto [it, added] = leafOf.try_emplace(v, int(leaves.size()));
+      auto [it, added] = vectorOf.try_emplace(s->src(0), int(ls.vectors.size()));
       if (added)
-        leaves.push_back(v);
-      lanes.push_back({it->second, int(s->arg().intTuple()[0])});
+        ls.vectors.push_back(s->src(0));
+      ls.lanes.push_back({it->second, int(s->arg().intTuple()[0])});
     }
-    if (!scalars.empty()) {
-      llvm::Value *v = llvm::PoisonValue::get(llvm::FixedVectorType::get(scalars[0]->getType(), scalars.size()));
-      for (size_t i = 0; i < scalars.size(); ++i)
-        v = b_.CreateInsertElement(v, scalars[i], b_.getInt64(i));
-      leaves.push_back(v);
-    }
-    unsigned width = 0;
-    for (llvm::Value *v : leaves)
-      width = std::max(width, unsigned(llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements()));
-    size_t count = std::max<size_t>(2, std::bit_ceil(leaves.size()));
-    size_t cost = scalars.size() + leaves.size() + count; // inserts, widenings, concatenations and the last shuffle
+    return ls;
+  }
+
+  /// A vectorize whose lanes come from few values (a tile operand: 256 lanes from two loaded vectors) as one
+  /// shufflevector over those vectors, widened to one width and concatenated pairwise, rather than an insertelement
+  /// per lane that LLVM would spend its time folding back. Null, having emitted nothing, when this takes no fewer
+  /// instructions than the insertelement chain.
+  llvm::Value *vectorizeByShuffle(const UOp *u) {
+    LaneSources ls = laneSources(u);
+    size_t leafCount = ls.vectors.size() + (ls.scalars.empty() ? 0 : 1);
+    size_t count = std::max<size_t>(2, std::bit_ceil(leafCount)); // leaves padded to a power of two
+    // at most: an insert per scalar, a widening per leaf, count - 2 concatenations and the last shuffle
+    size_t cost = ls.scalars.size() + leafCount + count - 1;
     if (cost >= u->numSrc())
       return nullptr;
+    std::vector<llvm::Value *> leaves;
+    for (const UOp *v : ls.vectors)
+      leaves.push_back(val(v));
+    if (!ls.scalars.empty())
+      leaves.push_back(vectorOfScalars(ls.scalars));
+    unsigned width = 0;
+    for (llvm::Value *v : leaves)
+      width = std::max(width, lanesOf(v));
     for (llvm::Value *&v : leaves)
       v = widen(v, width);
     leaves.resize(count, llvm::PoisonValue::get(leaves[0]->getType()));
@@ -394,16 +404,28 @@ private:
         next.push_back(concat(leaves[j], leaves[j + 1]));
       leaves = next;
     }
-    int scalarLeaf = scalars.empty() ? 0 : int(leafOf.size());
+    int scalarLeaf = int(ls.vectors.size());
     std::vector<int> mask;
-    for (auto [leaf, lane] : lanes)
+    for (auto [leaf, lane] : ls.lanes)
       mask.push_back(int(width) * (leaf < 0 ? scalarLeaf : leaf) + lane);
     return b_.CreateShuffleVector(leaves[0], leaves[1], mask);
   }
 
+  static unsigned lanesOf(llvm::Value *v) {
+    return unsigned(llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements());
+  }
+
+  /// <n x T> of the n scalars, in order.
+  llvm::Value *vectorOfScalars(const std::vector<const UOp *> &scalars) {
+    llvm::Value *v = llvm::PoisonValue::get(llvm::FixedVectorType::get(val(scalars[0])->getType(), scalars.size()));
+    for (size_t i = 0; i < scalars.size(); ++i)
+      v = b_.CreateInsertElement(v, val(scalars[i]), b_.getInt64(i));
+    return v;
+  }
+
   /// v with poison lanes appended up to `width`.
   llvm::Value *widen(llvm::Value *v, unsigned width) {
-    unsigned n = unsigned(llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements());
+    unsigned n = lanesOf(v);
     if (n == width)
       return v;
     std::vector<int> mask(width, -1);
@@ -414,7 +436,7 @@ private:
 
   /// The lanes of a followed by those of b (both of one type).
   llvm::Value *concat(llvm::Value *a, llvm::Value *b) {
-    unsigned n = unsigned(llvm::cast<llvm::FixedVectorType>(a->getType())->getNumElements());
+    unsigned n = lanesOf(a);
     std::vector<int> mask(2 * n);
     for (unsigned i = 0; i < 2 * n; ++i)
       mask[i] = int(i);
