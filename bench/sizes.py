@@ -133,6 +133,14 @@ print("schedule: %.1f ms" % ((time.perf_counter() - t0) * 1e3))
 """
 
 
+def tinygrad_ms(python, script, name, env):
+    """Run one of the tinygrad scripts above in a fresh process; the milliseconds it prints, or None."""
+    r = subprocess.run([python, "-c", script, name, os.path.dirname(os.path.abspath(__file__))],
+                       capture_output=True, text=True, env=env)
+    m = re.search(r"(?:first|schedule): ([0-9.]+) ms", r.stdout)
+    return float(m.group(1)) if m else None
+
+
 def tgc_pass_ms(tgc, path, out, flags):
     """tgc compile --time-passes: the wall time of parsing and every pass up to the kernels' compilation."""
     r = subprocess.run([tgc, "compile", path, "-o", out, "--time-passes"] + flags, capture_output=True, text=True)
@@ -433,30 +441,17 @@ def main():
         # from `import tinygrad` (scheduling, code generation, its C compiler, the run) in a fresh process, cold:
         # CCACHE=0 keeps it from reusing kernels it compiled in an earlier repetition (tgc keeps none either)
         if "tinygrad" in baselines:
-            runs = []
             cold = dict(env, CCACHE="0")
-            for _ in range(args.reps):
-                r = subprocess.run([args.python, "-c", FIRST_RESULT, n, os.path.dirname(os.path.abspath(__file__))],
-                                   capture_output=True, text=True, env=cold)
-                m = re.search(r"first: ([0-9.]+) ms", r.stdout)
-                if m:
-                    runs.append(float(m.group(1)))
+            runs = [ms for ms in (tinygrad_ms(args.python, FIRST_RESULT, n, cold) for _ in range(args.reps)) if ms]
             if runs:
                 t0 = time.perf_counter()
                 subprocess.run([exes[n] if n in exes else os.path.join(out, n, n), "--threads", str(args.threads)],
                                capture_output=True, env=env)
                 first_ms[n] = (compile_ms[n] + (time.perf_counter() - t0) * 1e3, statistics.median(runs))
             # the passes alone: tgc's from parsing to linearized kernels, tinygrad's scheduling and rendering
-            tiny, ours = [], []
-            for _ in range(args.reps):
-                r = subprocess.run([args.python, "-c", SCHEDULE_ONLY, n, os.path.dirname(os.path.abspath(__file__))],
-                                   capture_output=True, text=True, env=env)
-                m = re.search(r"schedule: ([0-9.]+) ms", r.stdout)
-                if m:
-                    tiny.append(float(m.group(1)))
-                ms = tgc_pass_ms(tgc, path, os.path.join(out, n + "-passes"), flags)
-                if ms is not None:
-                    ours.append(ms)
+            tiny = [ms for ms in (tinygrad_ms(args.python, SCHEDULE_ONLY, n, env) for _ in range(args.reps)) if ms]
+            ours = [tgc_pass_ms(tgc, path, os.path.join(out, n + "-passes"), flags) for _ in range(args.reps)]
+            ours = [ms for ms in ours if ms is not None]
             if tiny and ours:
                 schedule_ms[n] = (statistics.median(ours), statistics.median(tiny))
         exes[n] = os.path.join(out, n, n)
