@@ -53,9 +53,8 @@ bool costly(const UOp *u) {
   return ops.contains(u->op());
 }
 
-/// The kernel's two outermost loops (after expand: loop, block and reduce ranges) when they may merge, else
-/// {nullptr, nullptr}.
-std::pair<const UOp *, const UOp *> mergeable(const std::vector<const UOp *> &order) {
+/// The kernel's two outermost loops (after expand: loop, block and reduce ranges), before the checks.
+std::pair<const UOp *, const UOp *> outerLoops(const std::vector<const UOp *> &order) {
   std::vector<const UOp *> loops;
   for (const UOp *u : order)
     if (u->op() == Op::Range && (rangeKind(u) == "loop" || rangeKind(u) == "block" || rangeKind(u) == "reduce"))
@@ -63,26 +62,28 @@ std::pair<const UOp *, const UOp *> mergeable(const std::vector<const UOp *> &or
   std::sort(loops.begin(), loops.end(), rangeNestsBefore);
   if (loops.size() < 2)
     return {nullptr, nullptr};
-  const UOp *a = loops[0];
-  const UOp *b = loops[1];
+  return {loops[0], loops[1]};
+}
+
+/// Whether the outer loops a and b may merge, with `dep` their dependence().
+bool mergeable(const std::vector<const UOp *> &order, const UOp *a, const UOp *b,
+               const std::unordered_map<const UOp *, int> &dep) {
   for (const UOp *r : {a, b})
     if (rangeKind(r) != "loop" || !r->src(0)->isConst())
-      return {nullptr, nullptr};
+      return false;
   if (rangeSize(a) >= kMinIterations)
-    return {nullptr, nullptr};
-  std::unordered_map<const UOp *, int> dep = dependence(order, a, b);
+    return false;
   for (const UOp *u : order) {
     if (closesRanges(u) && lists(u, a) != lists(u, b))
-      return {nullptr, nullptr};
+      return false;
     if (dep.at(u) == 1 && costly(u))
-      return {nullptr, nullptr};
+      return false;
   }
-  return {a, b};
+  return true;
 }
 
 /// Whether a reduce runs inside loop b: the merged loop's division and remainder then run once per reduce.
-bool enclosesReduce(const std::vector<const UOp *> &order, const UOp *a, const UOp *b) {
-  std::unordered_map<const UOp *, int> dep = dependence(order, a, b);
+bool enclosesReduce(const std::vector<const UOp *> &order, const std::unordered_map<const UOp *, int> &dep) {
   return std::any_of(order.begin(), order.end(),
                      [&](const UOp *u) { return u->op() == Op::Reduce && (dep.at(u) & 2); });
 }
@@ -143,12 +144,15 @@ const UOp *merge(const UOp *kernel, const std::vector<const UOp *> &order, const
 const UOp *collapseKernel(const UOp *kernel, PassContext &pc) {
   for (;;) {
     std::vector<const UOp *> order = toposort(kernel);
-    auto [a, b] = mergeable(order);
+    auto [a, b] = outerLoops(order);
     if (!a)
+      return kernel;
+    std::unordered_map<const UOp *, int> dep = dependence(order, a, b);
+    if (!mergeable(order, a, b, dep))
       return kernel;
     const UOp *r = mergedRange(a, b);
     const UOp *merged = merge(kernel, order, a, b, r);
-    if (!enclosesReduce(order, a, b) && !divisionsFold(merged, r))
+    if (!enclosesReduce(order, dep) && !divisionsFold(merged, r))
       return kernel;
     kernel = merged;
     pc.stats["collapse-loops.merged"] += 1;
