@@ -96,6 +96,21 @@ std::vector<std::string> cCompile(const CompileRequest &r, const fs::path &src, 
   return argv;
 }
 
+/// Link `inputs` (objects, then the runtime's archive) into the executable `exe` through the C++ compiler driver.
+std::vector<std::string> driverLinkCommand(const CompileRequest &r, const RuntimeFiles &rt,
+                                           const std::vector<std::string> &inputs, const std::string &exe) {
+  std::vector<std::string> argv = {cxxCompiler(), "-o", exe};
+  if (!lldLinker().empty() && fs::path(cxxCompiler()).filename().string().find("clang") != std::string::npos)
+    argv.push_back("--ld-path=" + lldLinker()); // lld links in half the time of GNU ld
+  argv.insert(argv.end(), inputs.begin(), inputs.end());
+  argv.insert(argv.end(), {"-lpthread", "-lm", "-ldl"});
+  if (r.sanitize)
+    argv.push_back("-fsanitize=address");
+  for (const std::string &f : split(rt.linkFlags))
+    argv.push_back(f);
+  return argv;
+}
+
 using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point &start) {
@@ -563,17 +578,16 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   laps.lap("program tables (C compiler)"); // CPU targets: the wait for it after the kernels
   objects.insert(objects.begin(), modelO.string());
   if (!r.library) {
-    std::vector<std::string> argv = {cxxCompiler(), "-o", (out / r.name).string()};
-    if (!lldLinker().empty() && fs::path(cxxCompiler()).filename().string().find("clang") != std::string::npos)
-      argv.push_back("--ld-path=" + lldLinker()); // lld links in half the time of GNU ld
-    argv.insert(argv.end(), objects.begin(), objects.end());
-    argv.insert(argv.end(), {rt.library, "-lpthread", "-lm", "-ldl"});
-    if (r.sanitize)
-      argv.push_back("-fsanitize=address");
-    for (const std::string &f : split(rt.linkFlags))
-      argv.push_back(f);
+    std::vector<std::string> inputs = objects;
+    inputs.push_back(rt.library);
+    std::vector<std::string> argv;
+    if (!r.sanitize && rt.linkFlags.empty())
+      argv = directLinkCommand(inputs, (out / r.name).string());
+    bool direct = !argv.empty();
+    if (!direct)
+      argv = driverLinkCommand(r, rt, inputs, (out / r.name).string());
     bool ok = run(argv, error);
-    laps.lap("link");
+    laps.lap(direct ? "link (ld.lld)" : "link (C++ compiler driver)");
     return ok;
   }
   // library: the header, the runtime's header beside it, and one archive with the runtime's objects inside

@@ -77,6 +77,52 @@ std::string cuobjdump() {
   return fs::exists(dis, ec) ? dis.string() : "";
 }
 
+std::vector<std::string> splitDriverCommand(const std::string &line) {
+  std::vector<std::string> args;
+  size_t i = 0;
+  while (i < line.size()) {
+    if (line[i] == ' ') {
+      ++i;
+      continue;
+    }
+    if (line[i] != '"')
+      return {};
+    std::string arg;
+    for (++i; i < line.size() && line[i] != '"'; ++i) {
+      if (line[i] == '\\' && i + 1 < line.size())
+        ++i;
+      arg += line[i];
+    }
+    if (i == line.size())
+      return {}; // no closing quote
+    ++i;
+    args.push_back(arg);
+  }
+  return args;
+}
+
+std::vector<std::string> directLinkCommand(const std::vector<std::string> &inputs, const std::string &output) {
+  const char *cxx = std::getenv("CXX");
+  if (cxx && *cxx && std::string(cxx) != kBuildCxxCompiler)
+    return {};
+  std::vector<std::string> argv;
+  int placeholders = 0;
+  std::error_code ec;
+  for (const std::string &arg : splitDriverCommand(kBuildLinkCommand)) {
+    if (arg == "TGC_OBJECTS.o" || arg == "TGC_OUTPUT")
+      ++placeholders;
+    if (arg == "TGC_OBJECTS.o")
+      argv.insert(argv.end(), inputs.begin(), inputs.end());
+    else if (arg == "TGC_OUTPUT")
+      argv.push_back(output);
+    else if (!arg.empty() && arg[0] == '/' && !fs::exists(arg, ec))
+      return {};
+    else
+      argv.push_back(arg);
+  }
+  return placeholders == 2 ? argv : std::vector<std::string>();
+}
+
 static bool usable(const fs::path &lib, const fs::path &inc) {
   std::error_code ec;
   return fs::exists(lib, ec) && fs::exists(inc / "tgc_runtime.h", ec);

@@ -27,6 +27,16 @@ std::string lldLinker();
 std::string ptxasAssembler();
 std::string cuobjdump();
 
+/// The arguments of a command as a compiler driver's `-###` prints it: each double-quoted, with \" and \\ escapes.
+/// Empty when `line` is not of that form.
+std::vector<std::string> splitDriverCommand(const std::string &line);
+
+/// The linker command that links `inputs` (objects, then archives) into the executable `output`, as the build's C++
+/// compiler runs it, for tgc to run directly: the driver's start-up is half of a small model's link. Empty when the
+/// link must go through the driver: CXX names another compiler, the build did not record the command, or a file it
+/// names (the linker, the C runtime's start files) is gone.
+std::vector<std::string> directLinkCommand(const std::vector<std::string> &inputs, const std::string &output);
+
 struct RuntimeFiles {
   std::string library;    // libtgcruntime.a
   std::string includeDir; // holds tgc_runtime.h
