@@ -539,6 +539,15 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     bool ok = writeText(modelC, emitProgramC(p, eo), err) && run(argv, err);
     return ok ? std::string() : err;
   };
+  // the weights object: LLVM in its own thread, while the kernels compile
+  bool hasWeights =
+      std::any_of(p.buffers.begin(), p.buffers.end(), [](const BufferDesc &b) { return b.kind == TGC_WEIGHT; });
+  std::future<std::string> weights;
+  if (hasWeights && r.embedWeights)
+    weights = std::async(std::launch::async, [&] {
+      std::string err;
+      return weightsObject(p, r, prefix, out / "weights.o", err) ? std::string() : err;
+    });
   std::future<std::string> tables;
   if (isGpuTarget(r.target)) {
     if (!gpuCode(p, r.target, prefix, kdir, eo.code, eo.fallback, eo.device, error))
@@ -564,13 +573,12 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     if (r.kernelReport && r.target.name != "c")
       *r.kernelReport = formatKernelTimings(p, times, effort);
   }
-  bool hasWeights =
-      std::any_of(p.buffers.begin(), p.buffers.end(), [](const BufferDesc &b) { return b.kind == TGC_WEIGHT; });
-  if (hasWeights && r.embedWeights) {
-    if (!weightsObject(p, r, prefix, out / "weights.o", error))
+  if (weights.valid()) {
+    error = weights.get();
+    if (!error.empty())
       return false;
     objects.push_back((out / "weights.o").string());
-    laps.lap("weights object");
+    laps.lap("weights object"); // what is left to wait for after the kernels
   }
   error = tables.get();
   if (!error.empty())
