@@ -11,6 +11,7 @@
 #include "Target/LLVMBackend.h"
 #include "Target/LLVMRenderer.h"
 #include "Target/ProgramEmitter.h"
+#include "Target/ProgramObject.h"
 #include "Target/Toolchain.h"
 
 #include <algorithm>
@@ -532,12 +533,19 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   // kernels compile where the tables are known before them (CPU targets)
   fs::path modelC = out / (r.name + "_model.c");
   fs::path modelO = out / (r.name + "_model.o");
+  // An executable on the cpu target gets its tables' object from LLVM, from the same description (the C compiler's
+  // start-up alone took longer than the link); model.c is still written, to read.
+  bool llvmTables = r.target.name == "cpu" && !r.library && !r.sanitize;
   auto compileTables = [&] {
-    std::string err;
+    std::string err, object;
+    if (!writeText(modelC, emitProgramC(p, eo), err))
+      return err;
+    if (llvmTables && programObject(p, eo, hostTarget(r.target), object, err))
+      return writeText(modelO, object, err) ? std::string() : err;
+    err.clear(); // a layout LLVM does not share: the C compiler
     std::vector<std::string> argv = cCompile(r, modelC, modelO, rt.includeDir);
     argv.push_back("-O1");
-    bool ok = writeText(modelC, emitProgramC(p, eo), err) && run(argv, err);
-    return ok ? std::string() : err;
+    return run(argv, err) ? std::string() : err;
   };
   // the weights object: LLVM in its own thread, while the kernels compile
   bool hasWeights =
@@ -583,7 +591,7 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   error = tables.get();
   if (!error.empty())
     return false;
-  laps.lap("program tables (C compiler)"); // CPU targets: the wait for it after the kernels
+  laps.lap(llvmTables ? "program tables (LLVM)" : "program tables (C compiler)"); // the wait for it after the kernels
   objects.insert(objects.begin(), modelO.string());
   if (!r.library) {
     std::vector<std::string> inputs = objects;
