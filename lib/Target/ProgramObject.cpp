@@ -35,24 +35,24 @@ public:
     return new llvm::GlobalVariable(m_, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init, name);
   }
   llvm::Constant *string(const std::string &s) { return global(llvm::ConstantDataArray::getString(ctx_, s)); }
-  template <typename T> llvm::Constant *array(llvm::Type *elem, const std::vector<T> &values) {
+  /// A private array of `elem` (i32 or i64) holding `values`; null when there are none (as the C tables' 0).
+  llvm::Constant *ints(llvm::Type *elem, const std::vector<int64_t> &values) {
     std::vector<llvm::Constant *> c;
-    for (T v : values)
-      c.push_back(elem == i32() ? int32(v) : int64(v));
+    for (int64_t v : values)
+      c.push_back(llvm::ConstantInt::get(elem, uint64_t(v), true));
     return values.empty() ? null() : global(llvm::ConstantArray::get(llvm::ArrayType::get(elem, c.size()), c));
   }
   llvm::Constant *triple(llvm::Type *elem, const int64_t v[3]) {
-    auto *t = llvm::ArrayType::get(elem, 3);
-    auto c = [&](int64_t x) { return elem == i32() ? int32(x) : int64(x); };
-    return llvm::ConstantArray::get(t, {c(v[0]), c(v[1]), c(v[2])});
+    auto c = [&](int64_t x) { return llvm::ConstantInt::get(elem, uint64_t(x), true); };
+    return llvm::ConstantArray::get(llvm::ArrayType::get(elem, 3), {c(v[0]), c(v[1]), c(v[2])});
   }
+  /// The symbols the tables point at, defined in other objects (declared once however often they are used).
   llvm::Constant *externData(const std::string &name) {
-    return new llvm::GlobalVariable(m_, llvm::Type::getInt8Ty(ctx_), true, llvm::GlobalValue::ExternalLinkage, nullptr,
-                                    name);
+    return llvm::cast<llvm::Constant>(m_.getOrInsertGlobal(name, llvm::Type::getInt8Ty(ctx_)));
   }
   llvm::Constant *kernel(const std::string &name) {
     auto *fn = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr(), i64(), i64()}, false);
-    return llvm::Function::Create(fn, llvm::GlobalValue::ExternalLinkage, name, m_);
+    return llvm::cast<llvm::Constant>(m_.getOrInsertFunction(name, fn).getCallee());
   }
 
 private:
@@ -125,11 +125,11 @@ bool programObject(const ProgramDesc &p, const EmitOptions &o, const TargetInfo 
     const BufferDesc &d = p.buffers[i];
     llvm::Constant *data =
         d.kind == TGC_WEIGHT && o.embedWeights ? b.externData(o.prefix + "weight_" + std::to_string(i)) : b.null();
-    std::vector<int64_t> dimVars(d.dimVars.begin(), d.dimVars.end());
+    std::vector<int64_t> dimVars(d.dimVars.begin(), d.dimVars.end()); // int in C
     buffers.push_back(llvm::ConstantStruct::get(
         buffer.type, {b.int32(d.kind), b.string(d.name), b.int32(runtimeDType(d.dtype)),
-                      b.int32(int64_t(d.shape.size())), b.array(b.i64(), d.shape), b.int64(d.bytes), b.int64(d.offset),
-                      data, b.array(b.i32(), dimVars), b.int64(d.varMin), b.int64(d.varMax)}));
+                      b.int32(int64_t(d.shape.size())), b.ints(b.i64(), d.shape), b.int64(d.bytes), b.int64(d.offset),
+                      data, b.ints(b.i32(), dimVars), b.int64(d.varMin), b.int64(d.varMax)}));
   }
   std::vector<llvm::Constant *> calls;
   const int64_t none[3] = {0, 0, 0};
@@ -139,7 +139,7 @@ bool programObject(const ProgramDesc &p, const EmitOptions &o, const TargetInfo 
     const int64_t gridVar[3] = {c.gridVar[0], c.gridVar[1], c.gridVar[2]};
     calls.push_back(llvm::ConstantStruct::get(
         call.type,
-        {b.string(k.info.name), b.kernel(o.prefix + k.symbol), b.int32(int64_t(args.size())), b.array(b.i32(), args),
+        {b.string(k.info.name), b.kernel(o.prefix + k.symbol), b.int32(int64_t(args.size())), b.ints(b.i32(), args),
          b.int64(k.info.parallelExtent), llvm::ConstantFP::get(b.f64(), k.info.flops),
          llvm::ConstantFP::get(b.f64(), k.info.bytes), b.null(), b.triple(b.i64(), none), b.triple(b.i64(), none),
          b.int32(c.once ? 1 : 0), b.int32(c.parallelVar), b.triple(b.i32(), gridVar)}));
