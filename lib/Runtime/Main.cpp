@@ -181,16 +181,18 @@ bool matchShape(const tgc_program_info *p, const tgc_buffer_info &b, const std::
   return true;
 }
 
+/// An input's type and shape, and its data when it comes from a file; a generated input (no --input) gets its data
+/// later, written straight into the buffer the model reads (`generated` is set).
 bool loadInput(const tgc_program_info *p, const tgc_buffer_info &b, const Options &o, tgc::rt::Array &out,
-               Variables &vars, std::string &error) {
+               bool &generated, Variables &vars, std::string &error) {
   auto it = o.inputs.find(b.name);
-  if (it == o.inputs.end()) { // generated, with variable axes at the interpreter's size for them
+  generated = it == o.inputs.end();
+  if (generated) { // variable axes at the interpreter's size for them
     out.type = tgc::rt::ElemType(b.dtype);
     out.shape = shapeOf(b);
     for (int d = 0; b.dim_vars && d < b.rank; ++d)
       if (int v = b.dim_vars[d]; v >= 0)
         out.shape[size_t(d)] = tgc::rt::generatedDimension(p->buffers[v].var_min, p->buffers[v].var_max);
-    tgc::rt::fillRandom(out, o.seed, b.name);
     return matchShape(p, b, out.shape, vars, error);
   }
   if (!tgc::rt::readNpy(it->second, out, error))
@@ -318,6 +320,7 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
       return die("no input named '" + name + "' (the model has: " + (names.empty() ? "none" : names) + ")");
   }
   std::vector<tgc::rt::Array> inputs, outputs;
+  std::vector<const tgc_buffer_info *> generatedFrom; // per input: its buffer when generated, else null
   std::vector<const void *> inPtrs;
   std::vector<void *> outPtrs;
   std::vector<const tgc_buffer_info *> outInfo;
@@ -327,8 +330,10 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
     const tgc_buffer_info &b = p->buffers[i];
     if (b.kind == TGC_INPUT) {
       inputs.emplace_back();
-      if (!loadInput(p, b, o, inputs.back(), vars, error))
+      bool fresh = false;
+      if (!loadInput(p, b, o, inputs.back(), fresh, vars, error))
         return die(error);
+      generatedFrom.push_back(fresh ? &b : nullptr);
     }
   }
   for (int i = 0; i < p->num_buffers; ++i) {
@@ -343,9 +348,12 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
   }
   // the model reads and writes huge-page buffers (as numpy's large arrays are), copied from and to the arrays
   std::vector<LargeBuffer> inMem, outMem;
-  for (auto &a : inputs) {
-    inMem.emplace_back(a.data.size());
-    if (!a.data.empty())
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const tgc::rt::Array &a = inputs[i];
+    inMem.emplace_back(a.byteSize());
+    if (generatedFrom[i])
+      tgc::rt::fillRandom(inMem.back().data(), a.type, a.numel(), o.seed, generatedFrom[i]->name);
+    else if (!a.data.empty())
       std::memcpy(inMem.back().data(), a.data.data(), a.data.size());
     inPtrs.push_back(inMem.back().data());
   }

@@ -27,62 +27,44 @@ uint64_t fnv1a(const std::string &s) {
   return h;
 }
 
-template <typename T> void put(Array &a, int64_t i, T v) { std::memcpy(&a.data[size_t(i) * sizeof(T)], &v, sizeof(T)); }
+/// dst[i] = convert(the random bits of element i), for i in [0, n): one loop per type, no branch inside it.
+template <typename T, typename Convert> void fill(void *dst, int64_t n, uint64_t stream, Convert convert) {
+  auto *out = static_cast<unsigned char *>(dst);
+  for (int64_t i = 0; i < n; ++i) {
+    T v = convert(splitmix(stream + uint64_t(i)));
+    std::memcpy(out + size_t(i) * sizeof(T), &v, sizeof(T));
+  }
+}
+
+// 24 random bits: a float in [-1, 1) with a step of 2^-23, exact in f32 and f64
+float unitFloat(uint64_t r) { return float(int32_t(r >> 40) - (1 << 23)) / float(1 << 23); }
+int64_t smallSigned(uint64_t r) { return int64_t(r >> 60) - 8; } // [-8, 8)
+uint64_t smallUnsigned(uint64_t r) { return r >> 60; }           // [0, 16)
 
 } // namespace
 
-void fillRandom(Array &a, uint64_t seed, const std::string &name) {
-  int64_t n = a.numel();
-  a.data.assign(size_t(n) * size_t(elemSize(a.type)), 0);
-  uint64_t stream = splitmix(seed ^ splitmix(fnv1a(name)));
-  for (int64_t i = 0; i < n; ++i) {
-    uint64_t r = splitmix(stream + uint64_t(i));
-    // 24 random bits: a float in [-1, 1) with a step of 2^-23, exact in f32 and f64
-    float f = float(int32_t(r >> 40) - (1 << 23)) / float(1 << 23);
-    int64_t s = int64_t(r >> 60) - 8; // [-8, 8)
-    uint64_t u = r >> 60;              // [0, 16)
-    switch (a.type) {
-    case ElemType::Bool:
-      put<uint8_t>(a, i, uint8_t(r >> 63));
-      break;
-    case ElemType::I8:
-      put<int8_t>(a, i, int8_t(s));
-      break;
-    case ElemType::U8:
-      put<uint8_t>(a, i, uint8_t(u));
-      break;
-    case ElemType::I16:
-      put<int16_t>(a, i, int16_t(s));
-      break;
-    case ElemType::U16:
-      put<uint16_t>(a, i, uint16_t(u));
-      break;
-    case ElemType::I32:
-      put<int32_t>(a, i, int32_t(s));
-      break;
-    case ElemType::U32:
-      put<uint32_t>(a, i, uint32_t(u));
-      break;
-    case ElemType::I64:
-      put<int64_t>(a, i, s);
-      break;
-    case ElemType::U64:
-      put<uint64_t>(a, i, u);
-      break;
-    case ElemType::F16:
-      put<uint16_t>(a, i, floatToHalf(f));
-      break;
-    case ElemType::BF16:
-      put<uint16_t>(a, i, floatToBF16(f));
-      break;
-    case ElemType::F32:
-      put<float>(a, i, f);
-      break;
-    case ElemType::F64:
-      put<double>(a, i, double(f));
-      break;
-    }
+void fillRandom(void *dst, ElemType type, int64_t n, uint64_t seed, const std::string &name) {
+  uint64_t s = splitmix(seed ^ splitmix(fnv1a(name)));
+  switch (type) {
+  case ElemType::Bool: return fill<uint8_t>(dst, n, s, [](uint64_t r) { return uint8_t(r >> 63); });
+  case ElemType::I8: return fill<int8_t>(dst, n, s, [](uint64_t r) { return int8_t(smallSigned(r)); });
+  case ElemType::U8: return fill<uint8_t>(dst, n, s, [](uint64_t r) { return uint8_t(smallUnsigned(r)); });
+  case ElemType::I16: return fill<int16_t>(dst, n, s, [](uint64_t r) { return int16_t(smallSigned(r)); });
+  case ElemType::U16: return fill<uint16_t>(dst, n, s, [](uint64_t r) { return uint16_t(smallUnsigned(r)); });
+  case ElemType::I32: return fill<int32_t>(dst, n, s, [](uint64_t r) { return int32_t(smallSigned(r)); });
+  case ElemType::U32: return fill<uint32_t>(dst, n, s, [](uint64_t r) { return uint32_t(smallUnsigned(r)); });
+  case ElemType::I64: return fill<int64_t>(dst, n, s, smallSigned);
+  case ElemType::U64: return fill<uint64_t>(dst, n, s, smallUnsigned);
+  case ElemType::F16: return fill<uint16_t>(dst, n, s, [](uint64_t r) { return floatToHalf(unitFloat(r)); });
+  case ElemType::BF16: return fill<uint16_t>(dst, n, s, [](uint64_t r) { return floatToBF16(unitFloat(r)); });
+  case ElemType::F32: return fill<float>(dst, n, s, unitFloat);
+  case ElemType::F64: return fill<double>(dst, n, s, [](uint64_t r) { return double(unitFloat(r)); });
   }
+}
+
+void fillRandom(Array &a, uint64_t seed, const std::string &name) {
+  a.data.resize(a.byteSize());
+  fillRandom(a.data.data(), a.type, a.numel(), seed, name);
 }
 
 } // namespace tgc::rt
