@@ -413,8 +413,8 @@ private:
   /// and their order are combineLanes', so the result is the same to the bit.
   const UOp *foldHalves(const Expanded &v, const Axes &keep, const Axes &closed, Op op) {
     int64_t n = laneCount(keep), groups = laneCount(closed);
-    auto lane =
-        std::vector<std::vector<int64_t>>(size_t(n)); // lane[k][c]: the lane in v of kept lane k, closed value c
+    // lane[k][c]: the lane in v of kept lane k and closed value c
+    auto lane = std::vector<std::vector<int64_t>>(size_t(n));
     for (int64_t k = 0; k < n; ++k)
       for (int64_t c = 0; c < groups; ++c) {
         std::map<const UOp *, int64_t> values = laneValues(closed, c);
