@@ -31,8 +31,8 @@ public:
   llvm::Constant *int64(int64_t v) { return llvm::ConstantInt::get(i64(), uint64_t(v), true); }
   llvm::Constant *null() { return llvm::ConstantPointerNull::get(ptr()); }
 
-  llvm::Constant *global(llvm::Constant *init, const std::string &name = "") {
-    return new llvm::GlobalVariable(m_, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init, name);
+  llvm::Constant *global(llvm::Constant *init) {
+    return new llvm::GlobalVariable(m_, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init);
   }
   llvm::Constant *string(const std::string &s) { return global(llvm::ConstantDataArray::getString(ctx_, s)); }
   /// A private array of `elem` (i32 or i64) holding `values`; null when there are none (as the C tables' 0).

@@ -102,8 +102,7 @@ std::vector<std::string> splitDriverCommand(const std::string &line) {
 }
 
 std::vector<std::string> directLinkCommand(const std::vector<std::string> &inputs, const std::string &output) {
-  const char *cxx = std::getenv("CXX");
-  if (cxx && *cxx && std::string(cxx) != kBuildCxxCompiler)
+  if (cxxCompiler() != kBuildCxxCompiler)
     return {};
   std::vector<std::string> argv;
   int placeholders = 0;

@@ -33,8 +33,8 @@ std::vector<std::string> splitDriverCommand(const std::string &line);
 
 /// The linker command that links `inputs` (objects, then archives) into the executable `output`, as the build's C++
 /// compiler runs it, for tgc to run directly: the driver's start-up is half of a small model's link. Empty when the
-/// link must go through the driver: CXX names another compiler, the build did not record the command, or a file it
-/// names (the linker, the C runtime's start files) is gone.
+/// link must go through the driver: cxxCompiler() is not the build's (CXX names another, or it is gone), the build did
+/// not record the command, or a file it names (the linker, the C runtime's start files) is gone.
 std::vector<std::string> directLinkCommand(const std::vector<std::string> &inputs, const std::string &output);
 
 struct RuntimeFiles {
