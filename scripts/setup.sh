@@ -8,7 +8,7 @@ packages=(
   cmake ninja-build ccache python3 git
   clang-19 llvm-19-dev llvm-19-tools libclang-rt-19-dev
   libcli11-dev nlohmann-json3-dev libspdlog-dev catch2
-  lld-19                                              # amd target: links HSA code objects
+  lld-19 liblld-19-dev                                # executables linked in tgc's process; amd target's code objects
   opencl-c-headers ocl-icd-opencl-dev pocl-opencl-icd # opencl target: headers, ICD loader, PoCL runs it on the CPU
   libonnx-dev libprotobuf-dev protobuf-compiler       # ONNX import: the protobuf classes; protoc encodes test models
   libgraphviz-dev                                     # the viewer (--viz): graph layout with libgvc

@@ -52,12 +52,12 @@ bool writeText(const fs::path &p, const std::string &text, std::string &error) {
   return true;
 }
 
-bool run(const std::vector<std::string> &argv, std::string &error) {
+bool run(const std::vector<std::string> &argv, std::string &error, bool linkerInProcess = false) {
   std::string cmd;
   for (const std::string &a : argv)
     cmd += (cmd.empty() ? "" : " ") + a;
-  spdlog::debug("run: {}", cmd);
-  ProcessResult r = runProcess(argv);
+  spdlog::debug("run{}: {}", linkerInProcess ? " in process" : "", cmd);
+  ProcessResult r = linkerInProcess ? runLinkerInProcess(argv) : runProcess(argv);
   if (r.status != 0) {
     error = "'" + argv[0] + "' failed (" + cmd + "):\n" + r.output;
     return false;
@@ -602,8 +602,9 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     bool direct = !argv.empty();
     if (!direct)
       argv = driverLinkCommand(r, rt, inputs, (out / r.name).string());
-    bool ok = run(argv, error);
-    laps.lap(direct ? "link (ld.lld)" : "link (C++ compiler driver)");
+    bool inProcess = direct && haveInProcessLinker();
+    bool ok = run(argv, error, inProcess);
+    laps.lap(inProcess ? "link (lld in process)" : direct ? "link (ld.lld)" : "link (C++ compiler driver)");
     return ok;
   }
   // library: the header, the runtime's header beside it, and one archive with the runtime's objects inside

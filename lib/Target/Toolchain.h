@@ -37,6 +37,12 @@ std::vector<std::string> splitDriverCommand(const std::string &line);
 /// not record the command, or a file it names (the linker, the C runtime's start files) is gone.
 std::vector<std::string> directLinkCommand(const std::vector<std::string> &inputs, const std::string &output);
 
+/// Whether tgc was built with lld's ELF driver as a library (liblld-19-dev).
+bool haveInProcessLinker();
+/// Run ld.lld's command `argv` (from directLinkCommand) in this process, with its output captured; status 0 on
+/// success. A separate ld.lld spends as long loading libLLVM as it does linking a small model.
+ProcessResult runLinkerInProcess(const std::vector<std::string> &argv);
+
 struct RuntimeFiles {
   std::string library;    // libtgcruntime.a
   std::string includeDir; // holds tgc_runtime.h

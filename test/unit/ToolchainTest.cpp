@@ -1,5 +1,5 @@
 //===- ToolchainTest.cpp - The compiler driver's link command -------*- C++ -*-===//
-// `-###` output is split into arguments; the placeholders become the objects and the executable.
+// `-###` output is split into arguments; the placeholders become the objects and the executable; lld in process.
 //===----------------------------------------------------------------------===//
 
 #include "Target/Toolchain.h"
@@ -7,8 +7,12 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 using namespace tgc;
+namespace fs = std::filesystem;
 
 using Args = std::vector<std::string>;
 
@@ -48,4 +52,29 @@ TEST_CASE("another compiler chosen with CXX links through its driver", "[toolcha
   else
     unsetenv("CXX");
   REQUIRE(argv.empty());
+}
+
+TEST_CASE("lld in process reports a failed link and links again after it", "[toolchain]") {
+  if (!haveInProcessLinker()) {
+    WARN("skipped: tgc was built without lld's library");
+    return;
+  }
+  fs::path dir = fs::temp_directory_path() / ("tgc-lld-test-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  ProcessResult missing = runLinkerInProcess({"ld.lld", (dir / "missing.o").string(), "-o", (dir / "a").string()});
+  REQUIRE(missing.status != 0);
+  REQUIRE(missing.output.find("missing.o") != std::string::npos);
+  REQUIRE(!fs::exists(dir / "a")); // nothing half-written
+  // a relocatable object made from a data file (-b binary): an input that needs no compiler
+  std::ofstream(dir / "data.bin") << "tgc";
+  fs::path obj = dir / "data.o";
+  ProcessResult made = runLinkerInProcess(
+      {"ld.lld", "-m", "elf_x86_64", "-r", "-b", "binary", (dir / "data.bin").string(), "-o", obj.string()});
+  INFO(made.output);
+  REQUIRE(made.status == 0);
+  ProcessResult again = runLinkerInProcess({"ld.lld", "-shared", obj.string(), "-o", (dir / "lib.so").string()});
+  INFO(again.output);
+  REQUIRE(again.status == 0);
+  REQUIRE(fs::exists(dir / "lib.so"));
+  fs::remove_all(dir);
 }
