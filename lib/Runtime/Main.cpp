@@ -342,7 +342,6 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
       outputs.emplace_back();
       outputs.back().type = tgc::rt::ElemType(b.dtype);
       outputs.back().shape = shapeOf(p, b, vars);
-      outputs.back().data.assign(outputs.back().byteSize(), 0);
       outInfo.push_back(&b);
     }
   }
@@ -358,7 +357,7 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
     inPtrs.push_back(inMem.back().data());
   }
   for (auto &a : outputs) {
-    outMem.emplace_back(a.data.size());
+    outMem.emplace_back(a.byteSize());
     outPtrs.push_back(outMem.back().data());
   }
   char err[512];
@@ -404,9 +403,11 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
     printTimes(times);
   }
   tgc_model_destroy(m);
-  for (size_t i = 0; i < outputs.size(); ++i)
-    if (!outputs[i].data.empty())
-      std::memcpy(outputs[i].data.data(), outMem[i].data(), outputs[i].data.size());
+  // the host arrays only when the values are printed or written (a 64 MiB output costs 16K page faults)
+  for (size_t i = 0; i < outputs.size() && (o.print || !o.outputDir.empty()); ++i) {
+    const auto *bytes = static_cast<const uint8_t *>(outMem[i].data());
+    outputs[i].data.assign(bytes, bytes + outputs[i].byteSize());
+  }
   if (!o.outputDir.empty()) {
     mkdir(o.outputDir.c_str(), 0755);
     std::vector<std::string> paths;
