@@ -4,7 +4,7 @@
 
 #include "IR/Rewrite.h"
 
-#include <unordered_set>
+#include "IR/NodeMap.h"
 
 namespace tgc {
 namespace {
@@ -21,10 +21,10 @@ public:
       switch (f.stage) {
       case Stage::Visit: visit(f); break;
       case Stage::Rebuild: rebuild(f); break;
-      case Stage::Link: finish(f.node, done_.at(f.result)); break;
+      case Stage::Link: finish(f.node, result(f.result)); break;
       }
     }
-    return done_.at(root);
+    return result(root);
   }
 
 private:
@@ -38,10 +38,12 @@ private:
 
   void visit(const Frame &f) {
     const UOp *n = f.node;
-    if (done_.count(n))
+    if (done_.contains(n))
       return;
-    if (!active_.insert(n).second)
+    bool &active = active_[n];
+    if (active)
       fail("a rewrite produced a node that contains itself");
+    active = true;
     if (opts_.order == RewriteOrder::NodeFirst) {
       const UOp *r = fixpoint(n);
       if (r != n) {
@@ -51,7 +53,7 @@ private:
     }
     stack_.push_back({n, Stage::Rebuild, nullptr, f.chain});
     for (size_t i = n->numSrc(); i-- > 0;)
-      if (!done_.count(n->src(i)))
+      if (!done_.contains(n->src(i)))
         stack_.push_back({n->src(i), Stage::Visit, nullptr, 0});
   }
 
@@ -59,7 +61,7 @@ private:
     const UOp *n = f.node;
     srcBuf_.clear();
     for (const UOp *s : n->src())
-      srcBuf_.push_back(done_.at(s));
+      srcBuf_.push_back(result(s));
     const UOp *n2 = n->ctx().withSrc(n, srcBuf_);
     if (opts_.order == RewriteOrder::OperandsFirst) {
       if (const UOp *r = pm_.rewrite(n2, opts_.user)) {
@@ -90,10 +92,18 @@ private:
     fail("a node was rewritten " + std::to_string(opts_.maxChain) + " times in place");
   }
 
-  void finish(const UOp *n, const UOp *result) {
-    done_[n] = result;
-    done_.emplace(result, result);
-    active_.erase(n);
+  void finish(const UOp *n, const UOp *r) {
+    done_[n] = r;
+    done_.insert(r, r);
+    *active_.find(n) = false;
+  }
+
+  /// What a finished node became.
+  const UOp *result(const UOp *n) const {
+    const UOp *const *r = done_.find(n);
+    if (!r)
+      internalError("graph_rewrite: a node's operand was not rewritten before it");
+    return *r;
   }
 
   void countRewrite() {
@@ -112,8 +122,8 @@ private:
   const PatternMatcher &pm_;
   const RewriteOptions &opts_;
   std::vector<Frame> stack_;
-  std::unordered_map<const UOp *, const UOp *> done_;
-  std::unordered_set<const UOp *> active_;
+  NodeMap<const UOp *> done_; // finished nodes and what each became
+  NodeMap<bool> active_;      // true while a node's operands are being rewritten
   std::vector<const UOp *> srcBuf_;
   uint64_t rewrites_ = 0;
 };

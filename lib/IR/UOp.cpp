@@ -5,6 +5,7 @@
 #include "IR/UOp.h"
 
 #include "IR/Infer.h"
+#include "IR/NodeMap.h"
 #include "IR/SymbolicDims.h"
 #include "IR/ValueRange.h"
 
@@ -289,19 +290,18 @@ const Loc *Context::loc(const UOp *u) const {
 
 std::vector<const UOp *> toposort(const UOp *root) {
   std::vector<const UOp *> order;
-  std::unordered_map<const UOp *, bool> done; // false: on the stack, true: emitted
+  NodeMap<bool> seen;
   std::vector<std::pair<const UOp *, size_t>> stack;
   stack.emplace_back(root, 0);
-  done.emplace(root, false);
+  seen.insert(root, true);
   while (!stack.empty()) {
     auto &[u, next] = stack.back();
     if (next < u->numSrc()) {
       const UOp *s = u->src(next++);
-      if (done.emplace(s, false).second)
+      if (seen.insert(s, true).second)
         stack.emplace_back(s, 0);
       continue;
     }
-    done[u] = true;
     order.push_back(u);
     stack.pop_back();
   }

@@ -11,15 +11,14 @@
 
 #include "Passes/Linearize.h"
 
+#include "IR/NodeMap.h"
 #include "IR/Rewrite.h"
 #include "Passes/Pass.h"
 #include "Passes/ProgramInfo.h"
 
 #include <algorithm>
-#include <map>
 #include <queue>
 #include <set>
-#include <unordered_map>
 
 namespace tgc {
 namespace {
@@ -66,49 +65,70 @@ bool rangeNestsBefore(const UOp *a, const UOp *b) {
 
 namespace {
 
-using RangeSet = std::set<const UOp *, decltype(&rangeOrder)>;
+/// A set of the kernel's ranges: bit i stands for the i-th range in nesting order.
+using RangeBits = std::vector<uint64_t>;
 
 class Linearizer {
 public:
   explicit Linearizer(const UOp *sink) : sink_(sink) {
     order_ = toposort(sink);
     for (size_t i = 0; i < order_.size(); ++i)
-      position_[order_[i]] = i;
-    // raw contexts: the ranges each node depends on, minus those an end closes
-    std::unordered_map<const UOp *, RangeSet> raw;
-    for (const UOp *u : order_) {
-      RangeSet rs(rangeOrder);
-      if (u->op() == Op::Range)
-        rs.insert(u);
-      for (const UOp *s : u->src())
-        rs.insert(raw.at(s).begin(), raw.at(s).end());
-      if (u->op() == Op::End)
-        for (size_t k = 1; k < u->numSrc(); ++k)
-          rs.erase(u->src(k));
-      raw.emplace(u, rs);
-    }
-    // a range lives inside the loops open where it is closed: a node using it is inside those too
-    std::unordered_map<const UOp *, RangeSet> parents;
+      position_.insert(order_[i], i);
     for (const UOp *u : order_)
-      if (u->op() == Op::End)
-        for (size_t k = 1; k < u->numSrc(); ++k)
-          parents.emplace(u->src(k), raw.at(u));
-    for (const UOp *u : order_) {
-      RangeSet closed(rangeOrder);
-      std::vector<const UOp *> work(raw.at(u).begin(), raw.at(u).end());
-      while (!work.empty()) {
-        const UOp *r = work.back();
-        work.pop_back();
-        if (!closed.insert(r).second)
-          continue;
-        auto it = parents.find(r);
-        if (it != parents.end())
-          work.insert(work.end(), it->second.begin(), it->second.end());
+      if (u->op() == Op::Range)
+        ranges_.push_back(u);
+    std::sort(ranges_.begin(), ranges_.end(), rangeOrder);
+    NodeMap<size_t> bit;
+    for (size_t i = 0; i < ranges_.size(); ++i)
+      bit.insert(ranges_[i], i);
+    words_ = (ranges_.size() + 63) / 64;
+    auto clearEnded = [&](const UOp *end, RangeBits &bits) {
+      for (size_t k = 1; k < end->numSrc(); ++k)
+        if (const size_t *b = bit.find(end->src(k)))
+          bits[*b / 64] &= ~(uint64_t(1) << (*b % 64));
+    };
+    // raw contexts: the ranges each node depends on, minus those an end closes
+    std::vector<RangeBits> raw(order_.size(), RangeBits(words_));
+    for (size_t i = 0; i < order_.size(); ++i) {
+      const UOp *u = order_[i];
+      if (u->op() == Op::Range) {
+        size_t b = *bit.find(u);
+        raw[i][b / 64] |= uint64_t(1) << (b % 64);
+      }
+      for (const UOp *s : u->src()) {
+        const RangeBits &from = raw[*position_.find(s)];
+        for (size_t w = 0; w < words_; ++w)
+          raw[i][w] |= from[w];
       }
       if (u->op() == Op::End)
-        for (size_t k = 1; k < u->numSrc(); ++k)
-          closed.erase(u->src(k));
-      ctx_[u] = std::vector<const UOp *>(closed.begin(), closed.end());
+        clearEnded(u, raw[i]);
+    }
+    // a range lives inside the loops open where it is closed: a node using it is inside those too
+    std::vector<const RangeBits *> parents(ranges_.size(), nullptr);
+    for (size_t i = 0; i < order_.size(); ++i)
+      if (order_[i]->op() == Op::End)
+        for (size_t k = 1; k < order_[i]->numSrc(); ++k)
+          if (const size_t *b = bit.find(order_[i]->src(k)); b && !parents[*b])
+            parents[*b] = &raw[i];
+    ctx_.resize(order_.size());
+    for (size_t i = 0; i < order_.size(); ++i) {
+      RangeBits closed(words_);
+      std::vector<size_t> work = members(raw[i]);
+      while (!work.empty()) {
+        size_t r = work.back();
+        work.pop_back();
+        uint64_t mask = uint64_t(1) << (r % 64);
+        if (closed[r / 64] & mask)
+          continue;
+        closed[r / 64] |= mask;
+        if (parents[r])
+          for (size_t p : members(*parents[r]))
+            work.push_back(p);
+      }
+      if (order_[i]->op() == Op::End)
+        clearEnded(order_[i], closed);
+      for (size_t r : members(closed))
+        ctx_[i].push_back(ranges_[r]);
     }
   }
 
@@ -124,7 +144,7 @@ public:
 private:
   /// The loop an item at nesting depth `depth` belongs to, or null for a node of that level itself.
   const UOp *loopOf(const UOp *u, size_t depth) {
-    const auto &c = ctx_.at(u);
+    const auto &c = ctx_[*position_.find(u)];
     if (c.size() > depth)
       return c[depth];
     return u->op() == Op::End ? u->src(1) : nullptr; // an end at this level belongs to the loop it closes
@@ -132,37 +152,35 @@ private:
 
   void emit(size_t depth, const std::vector<const UOp *> &nodes) {
     // items: a node of this level, or a loop (keyed by its range)
-    std::map<const UOp *, size_t> itemOf; // node -> item index
+    NodeMap<size_t> itemOf(nodes.size()); // node -> item index
     std::vector<std::vector<const UOp *>> items;
     std::vector<const UOp *> loopRange;
-    std::map<const UOp *, size_t> loopItem;
+    NodeMap<size_t> loopItem;
     for (const UOp *u : nodes) {
       const UOp *loop = loopOf(u, depth);
       if (!loop) {
-        itemOf[u] = items.size();
+        itemOf.insert(u, items.size());
         items.push_back({u});
         loopRange.push_back(nullptr);
         continue;
       }
-      auto [it, fresh] = loopItem.emplace(loop, items.size());
+      auto [item, fresh] = loopItem.insert(loop, items.size());
       if (fresh) {
         items.push_back({});
         loopRange.push_back(loop);
       }
-      items[it->second].push_back(u);
-      itemOf[u] = it->second;
+      items[*item].push_back(u);
+      itemOf.insert(u, *item);
     }
     size_t n = items.size();
     std::vector<std::set<size_t>> deps(n);
     std::vector<size_t> priority(n, SIZE_MAX);
     for (size_t i = 0; i < n; ++i)
       for (const UOp *u : items[i]) {
-        priority[i] = std::min(priority[i], position_.at(u));
-        for (const UOp *s : u->src()) {
-          auto it = itemOf.find(s);
-          if (it != itemOf.end() && it->second != i)
-            deps[i].insert(it->second);
-        }
+        priority[i] = std::min(priority[i], *position_.find(u));
+        for (const UOp *s : u->src())
+          if (const size_t *item = itemOf.find(s); item && *item != i)
+            deps[i].insert(*item);
       }
     // Kahn's algorithm, the ready item with the lowest priority first (priorities are distinct positions)
     std::vector<std::vector<size_t>> users(n);
@@ -209,9 +227,20 @@ private:
   }
 
   const UOp *sink_;
+  /// The members of a range set, in nesting order.
+  std::vector<size_t> members(const RangeBits &bits) const {
+    std::vector<size_t> out;
+    for (size_t w = 0; w < bits.size(); ++w)
+      for (uint64_t x = bits[w]; x; x &= x - 1)
+        out.push_back(w * 64 + size_t(__builtin_ctzll(x)));
+    return out;
+  }
+
   std::vector<const UOp *> order_;
-  std::unordered_map<const UOp *, size_t> position_;
-  std::unordered_map<const UOp *, std::vector<const UOp *>> ctx_;
+  NodeMap<size_t> position_;                  // node -> its index in order_
+  std::vector<const UOp *> ranges_;           // the kernel's ranges in nesting order (rangeNestsBefore)
+  size_t words_ = 0;                          // 64-bit words of a RangeBits
+  std::vector<std::vector<const UOp *>> ctx_; // per node (by position): the loops around it, outermost first
   std::vector<const UOp *> out_;
 };
 
