@@ -11,7 +11,8 @@ namespace {
 
 class Rewriter {
 public:
-  Rewriter(const PatternMatcher &pm, const RewriteOptions &opts) : pm_(pm), opts_(opts) {}
+  Rewriter(const PatternMatcher &pm, const RewriteOptions &opts)
+      : pm_(pm), opts_(opts), done_(opts.memo ? *opts.memo : own_) {}
 
   const UOp *run(const UOp *root) {
     stack_.push_back({root, Stage::Visit, nullptr, 0});
@@ -122,8 +123,9 @@ private:
   const PatternMatcher &pm_;
   const RewriteOptions &opts_;
   std::vector<Frame> stack_;
-  NodeMap<const UOp *> done_; // finished nodes and what each became
-  NodeMap<bool> active_;      // true while a node's operands are being rewritten
+  NodeMap<const UOp *> own_;   // done_ when the call has no memo
+  NodeMap<const UOp *> &done_; // finished nodes and what each became
+  NodeMap<bool> active_;       // true while a node's operands are being rewritten
   std::vector<const UOp *> srcBuf_;
   uint64_t rewrites_ = 0;
 };

@@ -29,6 +29,10 @@ struct RewriteOptions {
   uint64_t maxRewrites = 10'000'000;
   /// Stop with an internal error when one node is rewritten this many times in a chain.
   uint32_t maxChain = 10'000;
+  /// What earlier rewrites with the same matcher and options made of each node they finished; read and extended.
+  /// Only for matchers whose rules look at nothing but the node (no `user`): a node's result is then the same in
+  /// every call. Context::memo keeps one per matcher.
+  NodeMap<const UOp *> *memo = nullptr;
 };
 
 const UOp *graphRewrite(const UOp *root, const PatternMatcher &pm, const RewriteOptions &opts = {});

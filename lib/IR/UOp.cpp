@@ -197,6 +197,13 @@ const UOp *Context::make(Op op, DType dtype, std::span<const UOp *const> src, Ar
   return &u;
 }
 
+NodeMap<const UOp *> &Context::memo(const void *key) {
+  std::unique_ptr<NodeMap<const UOp *>> &m = memos_[key];
+  if (!m)
+    m = std::make_unique<NodeMap<const UOp *>>();
+  return *m;
+}
+
 static std::optional<Shape> shapeOf(const UOp *u) {
   if (!u->hasShape())
     return std::nullopt;

@@ -13,6 +13,7 @@
 
 #include "IR/Arg.h"
 #include "IR/DType.h"
+#include "IR/NodeMap.h"
 #include "IR/Op.h"
 #include "Support/Loc.h"
 
@@ -139,6 +140,10 @@ public:
 
   size_t numNodes() const { return nodes_.size(); }
 
+  /// The results of a pure function from this context's nodes to its nodes (one per `key`, e.g. a rewrite's
+  /// matcher), kept as long as the context: repeated rewrites of shared subgraphs are looked up, not redone.
+  NodeMap<const UOp *> &memo(const void *key);
+
 private:
   const int64_t *internShape(const Shape &shape);
   const UOp *const *storeSrc(std::span<const UOp *const> src);
@@ -150,6 +155,7 @@ private:
   char *chunkPtr_ = nullptr;
   size_t chunkLeft_ = 0;
   std::unordered_map<const UOp *, Loc> locs_;
+  std::unordered_map<const void *, std::unique_ptr<NodeMap<const UOp *>>> memos_;
 };
 
 /// Every node reachable from `root`, operands before users, in a deterministic order (iterative, any depth).

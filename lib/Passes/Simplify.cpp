@@ -75,9 +75,14 @@ static const PatternMatcher &matcher() {
 
 } // namespace simplify
 
-const UOp *runSimplify(const UOp *root, PassContext &pc) { return graphRewrite(root, simplify::matcher()); }
+const UOp *simplifyExpression(const UOp *root) {
+  // the rules look at nothing but the node: what one call made of a subexpression holds for every later call
+  RewriteOptions opts;
+  opts.memo = &root->ctx().memo(&simplify::matcher());
+  return graphRewrite(root, simplify::matcher(), opts);
+}
 
-const UOp *simplifyExpression(const UOp *root) { return graphRewrite(root, simplify::matcher()); }
+const UOp *runSimplify(const UOp *root, PassContext &pc) { return simplifyExpression(root); }
 
 const UOp *simplifyNode(const UOp *u) {
   for (int step = 0; step < 1000; ++step) { // each rule makes progress; the bound guards a cycle between two

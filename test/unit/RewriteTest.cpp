@@ -18,9 +18,7 @@ const UOp *takeX(const Match &m) { return m["x"]; }
 struct Ints {
   Context ctx;
   const UOp *c(int64_t v) { return ctx.constInt(dt::I32, v); }
-  const UOp *var(int64_t end, int id) {
-    return ctx.make(Op::Range, dt::I32, {c(end)}, Arg::tuple({id, "loop"}));
-  }
+  const UOp *var(int64_t end, int id) { return ctx.make(Op::Range, dt::I32, {c(end)}, Arg::tuple({id, "loop"})); }
 };
 
 } // namespace
@@ -88,9 +86,7 @@ TEST_CASE_METHOD(Ints, "results are rewritten again: x+0 inside a new node", "[r
 TEST_CASE_METHOD(Ints, "operands-first and node-first orders differ", "[rewrite]") {
   // neg(x) -> x, except when x is itself a neg: node-first sees the outer neg before its operand is rewritten.
   PatternMatcher pm("test", {{UPat::op(Op::Neg, {UPat::var("x")}),
-                              [](const Match &m) -> const UOp * {
-                                return m["x"]->op() == Op::Neg ? nullptr : m["x"];
-                              },
+                              [](const Match &m) -> const UOp * { return m["x"]->op() == Op::Neg ? nullptr : m["x"]; },
                               "neg(x) -> x unless x is a neg"}});
   const UOp *x = var(4, 0);
   const UOp *nn = ctx.make(Op::Neg, dt::I32, {ctx.make(Op::Neg, dt::I32, {x})});
@@ -149,9 +145,10 @@ TEST_CASE_METHOD(Ints, "a rule that never stops hits the limit and names itself"
   if (pid == 0) {
     signal(SIGABRT, SIG_DFL); // let the child die of the abort instead of Catch reporting it
     dup2(fds[1], 2);
-    PatternMatcher pm("grow", {{UPat::any({Op::Range}, "x"),
-                                [](const Match &m) { return m.ctx().alu(Op::Add, {m["x"], m.ctx().constInt(dt::I32, 1)}); },
-                                "x -> x+1"}});
+    PatternMatcher pm(
+        "grow",
+        {{UPat::any({Op::Range}, "x"),
+          [](const Match &m) { return m.ctx().alu(Op::Add, {m["x"], m.ctx().constInt(dt::I32, 1)}); }, "x -> x+1"}});
     graphRewrite(var(4, 0), pm);
     _exit(0);
   }
@@ -167,4 +164,33 @@ TEST_CASE_METHOD(Ints, "a rule that never stops hits the limit and names itself"
   REQUIRE(WIFSIGNALED(status));
   REQUIRE_THAT(err, Catch::Contains("rewrite with 'grow' did not terminate"));
   REQUIRE_THAT(err, Catch::Contains("x -> x+1"));
+}
+
+namespace {
+int gCalls = 0;
+const UOp *countedTakeX(const Match &m) {
+  ++gCalls;
+  return m["x"];
+}
+} // namespace
+
+TEST_CASE_METHOD(Ints, "a rewrite memo gives the same results without redoing shared subgraphs", "[rewrite]") {
+  PatternMatcher pm("test", {{UPat::var("x") + 0, countedTakeX, "x+0 -> x"}});
+  const UOp *r = var(4, 0);
+  const UOp *inner = ctx.alu(Op::Add, {r, c(0)}); // r+0
+  const UOp *a = ctx.alu(Op::Mul, {inner, c(3)}); // (r+0)*3
+  const UOp *b = ctx.alu(Op::Sub, {inner, c(1)}); // (r+0)-1
+  RewriteOptions opts;
+  opts.memo = &ctx.memo(&pm);
+  gCalls = 0;
+  REQUIRE(graphRewrite(a, pm, opts) == graphRewrite(a, pm));
+  int fresh = gCalls;
+  gCalls = 0;
+  REQUIRE(graphRewrite(a, pm, opts) == graphRewrite(a, pm, opts)); // both from the memo
+  REQUIRE(gCalls == 0);
+  REQUIRE(graphRewrite(b, pm, opts) == ctx.alu(Op::Sub, {r, c(1)}));
+  REQUIRE(gCalls == 0); // r+0 was finished by the first call
+  REQUIRE(fresh == 2);  // once with the memo, once without
+  REQUIRE(&ctx.memo(&pm) == opts.memo);
+  REQUIRE(&ctx.memo(&fresh) != opts.memo); // one memo per key
 }
