@@ -5,6 +5,7 @@
 #include "IR/Verifier.h"
 
 #include "IR/Infer.h"
+#include "IR/NodeMap.h"
 #include "IR/SymbolicDims.h"
 #include "IR/TensorCore.h"
 
@@ -12,7 +13,6 @@
 #include <map>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace tgc {
 
@@ -506,21 +506,60 @@ public:
   int run(Stage stage) {
     if (!m_.root)
       return 0;
-    std::vector<const UOp *> order = toposort(m_.root);
-    std::unordered_set<const UOp *> kernelNodes;
-    if (stage == Stage::Program)
+    if (stage == Stage::Tensor) { // names must be unique across the whole graph: every node, every time
+      std::vector<const UOp *> order = toposort(m_.root);
       for (const UOp *u : order)
-        if (u->op() == Op::Call && u->numSrc() > 0)
-          for (const UOp *k : toposort(u->src(0)))
-            kernelNodes.insert(k);
-    for (const UOp *u : order)
-      checkNode(u, kernelNodes.count(u) ? Stage::Kernel : stage);
-    if (stage == Stage::Tensor)
+        checkNode(u, stage);
       checkUniqueNames(order);
+      return errors_;
+    }
+    // a node's checks look at nothing but the node: one found well-formed (with everything below it) stays so
+    std::vector<std::pair<const UOp *, Stage>> order = unchecked(stage);
+    for (const auto &[u, s] : order)
+      checkNode(u, s);
+    if (errors_ == 0)
+      for (const auto &[u, s] : order)
+        wellFormed(s).insert(u, u);
     return errors_;
   }
 
 private:
+  /// The nodes under the root that no earlier run found well-formed, operands first, each with the stage it is
+  /// checked in: a program's kernels (a call's operand #0) are kernel graphs.
+  std::vector<std::pair<const UOp *, Stage>> unchecked(Stage stage) {
+    struct Frame {
+      const UOp *node;
+      Stage stage;
+      size_t next;
+    };
+    std::vector<std::pair<const UOp *, Stage>> order;
+    NodeMap<bool> seen[2]; // kernel, program
+    std::vector<Frame> stack;
+    auto push = [&](const UOp *u, Stage s) {
+      if (!wellFormed(s).contains(u) && seen[s == Stage::Program].insert(u, true).second)
+        stack.push_back({u, s, 0});
+    };
+    push(m_.root, stage);
+    while (!stack.empty()) {
+      Frame &f = stack.back();
+      if (f.next == f.node->numSrc()) {
+        order.emplace_back(f.node, f.stage);
+        stack.pop_back();
+        continue;
+      }
+      size_t i = f.next++;
+      bool kernel = f.stage == Stage::Program && f.node->op() == Op::Call && i == 0;
+      push(f.node->src(i), kernel ? Stage::Kernel : f.stage); // may move the stack: f is not used after
+    }
+    return order;
+  }
+
+  /// The nodes found well-formed in `stage` (kernel or program), kept by the context for later runs.
+  NodeMap<const UOp *> &wellFormed(Stage stage) {
+    static const char kernelKey = 0, programKey = 0;
+    return m_.root->ctx().memo(stage == Stage::Kernel ? &kernelKey : &programKey);
+  }
+
   void checkNode(const UOp *u, Stage stage) {
     if (!(opFlags(u->op()) & stageFlag(stage))) {
       report(u, "is not allowed in a " + std::string(stageName(stage)) + " graph");
