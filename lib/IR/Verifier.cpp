@@ -557,7 +557,10 @@ private:
   /// The nodes found well-formed in `stage` (kernel or program), kept by the context for later runs.
   NodeMap<const UOp *> &wellFormed(Stage stage) {
     static const char kernelKey = 0, programKey = 0;
-    return m_.root->ctx().memo(stage == Stage::Kernel ? &kernelKey : &programKey);
+    NodeMap<const UOp *> *&table = stage == Stage::Kernel ? kernelWellFormed_ : programWellFormed_;
+    if (!table) // looked up once per run: this is asked for every node
+      table = &m_.root->ctx().memo(stage == Stage::Kernel ? &kernelKey : &programKey);
+    return *table;
   }
 
   void checkNode(const UOp *u, Stage stage) {
@@ -632,6 +635,8 @@ private:
   const Module &m_;
   DiagEngine &diags_;
   int errors_ = 0;
+  NodeMap<const UOp *> *kernelWellFormed_ = nullptr;
+  NodeMap<const UOp *> *programWellFormed_ = nullptr;
 };
 
 } // namespace

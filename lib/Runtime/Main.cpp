@@ -404,10 +404,11 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
   }
   tgc_model_destroy(m);
   // the host arrays only when the values are printed or written (a 64 MiB output costs 16K page faults)
-  for (size_t i = 0; i < outputs.size() && (o.print || !o.outputDir.empty()); ++i) {
-    const auto *bytes = static_cast<const uint8_t *>(outMem[i].data());
-    outputs[i].data.assign(bytes, bytes + outputs[i].byteSize());
-  }
+  if (o.print || !o.outputDir.empty())
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const auto *bytes = static_cast<const uint8_t *>(outMem[i].data());
+      outputs[i].data.assign(bytes, bytes + outputs[i].byteSize());
+    }
   if (!o.outputDir.empty()) {
     mkdir(o.outputDir.c_str(), 0755);
     std::vector<std::string> paths;
