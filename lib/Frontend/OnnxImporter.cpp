@@ -542,6 +542,13 @@ const UOp *NodeCtx::takeAlong(const UOp *x, int64_t axis, const std::vector<int6
   return make(Op::Gather, {x, expand(idx, full)}, Arg(axis));
 }
 
+int64_t NodeCtx::tableSize(int64_t count, const char *what) const {
+  if (count > kTableLimit)
+    fail(std::string(what) + " would have " + std::to_string(count) +
+         " elements; tgc builds at most 2^24 when importing");
+  return count;
+}
+
 int64_t NodeCtx::axis(int64_t a, int64_t rank, const char *what) const {
   if (a < -rank || a >= rank)
     fail(std::string(what) + " " + std::to_string(a) + " is outside a tensor of rank " + std::to_string(rank));

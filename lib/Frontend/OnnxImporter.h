@@ -84,6 +84,10 @@ public:
   void onlyOutputs(size_t n, const char *what);
 
   [[noreturn]] void fail(const std::string &message) const { throw ImportError{message}; }
+  /// Known data the importer builds (index tables, masks, positions) holds at most this many elements.
+  static constexpr int64_t kTableLimit = int64_t(1) << 24;
+  /// `count` elements for the table `what`: an error above kTableLimit (an absurd size must not exhaust memory).
+  int64_t tableSize(int64_t count, const char *what) const;
 
   // --- building checked nodes (errors become ImportError)
   const UOp *make(Op op, std::vector<const UOp *> src, Arg arg = {}, std::optional<DType> dtype = std::nullopt,

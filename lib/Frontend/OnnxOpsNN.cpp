@@ -322,8 +322,8 @@ void importLRN(NodeCtx &n) {
   const UOp *x = n.in(0);
   int64_t size = n.attrInt("size", 0);
   double alpha = n.attrFloat("alpha", 1e-4), beta = n.attrFloat("beta", 0.75), bias = n.attrFloat("bias", 1.0);
-  if (x->rank() < 3 || size < 1)
-    n.fail("needs an [N, C, ...] input and a positive size");
+  if (x->rank() < 3 || size < 1 || size > 4096)
+    n.fail("needs an [N, C, ...] input and a size in [1, 4096]");
   int64_t c = x->shape()[1], before = (size - 1) / 2, after = size - 1 - before;
   std::vector<std::pair<int64_t, int64_t>> p(size_t(x->rank()), {0, 0});
   p[1] = {before, after};
@@ -532,6 +532,7 @@ int64_t nearestIndex(NodeCtx &n, const std::string &mode, double x, int64_t in) 
 const UOp *resizeAxis(NodeCtx &n, const UOp *x, int64_t axis, int64_t out, double scale, double resized,
                       const std::string &mode, const std::string &coord, const std::string &nearest) {
   int64_t in = x->shape()[size_t(axis)];
+  n.tableSize(out, "the index table of the resized axis");
   std::vector<int64_t> lo, hi;
   std::vector<double> frac;
   for (int64_t o = 0; o < out; ++o) {

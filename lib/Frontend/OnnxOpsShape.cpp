@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace tgc::onnximport {
 namespace {
@@ -149,6 +150,8 @@ void importSplit(NodeCtx &n) {
   else if (n.opset() >= 13 && n.has(1))
     sizes = n.ints(1, "split");
   int64_t num = n.attrInt("num_outputs", parts);
+  if (num != parts)
+    n.fail("num_outputs is " + std::to_string(num) + " but the node has " + std::to_string(parts) + " outputs");
   if (sizes.empty()) { // equal parts, the last smaller (opset 18), or exactly equal before
     int64_t each = num > 0 ? (len + num - 1) / num : 0;
     if (n.opset() < 18 && num > 0 && len % num != 0)
@@ -158,9 +161,8 @@ void importSplit(NodeCtx &n) {
   }
   int64_t total = 0;
   for (int64_t s : sizes) {
-    if (s < 0)
-      n.fail("split sizes must not be negative");
-    total += s;
+    if (s < 0 || __builtin_add_overflow(total, s, &total))
+      n.fail("split sizes must not be negative or overflow");
   }
   if (total != len || int64_t(sizes.size()) != parts)
     n.fail("split sizes do not match the axis (" + std::to_string(len) + ") and the outputs (" + std::to_string(parts) +
@@ -354,7 +356,7 @@ void importArgExtreme(NodeCtx &n, bool isMax) {
   else
     m = n.alu(Op::Xor, n.reduce(n.alu(Op::Xor, x, n.ctx().constInt(d, -1, Shape{})), Op::Max, {a}),
               n.ctx().constInt(d, -1, Shape{}));
-  int64_t len = x->shape()[size_t(a)];
+  int64_t len = n.tableSize(x->shape()[size_t(a)], "the positions along the axis");
   std::vector<int64_t> pos;
   for (int64_t i = 0; i < len; ++i)
     pos.push_back(last ? i : len - 1 - i); // the max of (len-1-i) picks the first i
@@ -404,7 +406,10 @@ void importTrilu(NodeCtx &n) {
     n.fail("needs an input of rank 2 or more");
   int64_t k = n.has(1) ? int64_t(n.scalarOf(1, "k")) : 0;
   bool upper = n.attrInt("upper", 1) != 0;
-  int64_t rows = x->shape()[size_t(x->rank() - 2)], cols = x->shape()[size_t(x->rank() - 1)];
+  int64_t rows = x->shape()[size_t(x->rank() - 2)], cols = x->shape()[size_t(x->rank() - 1)], cells;
+  if (__builtin_mul_overflow(rows, cols, &cells))
+    cells = INT64_MAX;
+  n.tableSize(cells, "the mask");
   std::vector<int64_t> mask;
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)
@@ -448,6 +453,7 @@ void importOneHot(NodeCtx &n) {
   int64_t depth = int64_t(n.scalarOf(1, "depth"));
   if (depth <= 0 || values->numel() != 2)
     n.fail("depth must be positive and values have two elements");
+  n.tableSize(depth, "the positions of depth");
   int64_t r = idx->rank() + 1;
   int64_t a = n.axis(n.attrInt("axis", -1), r);
   if (idx->dtype().isFloat())
