@@ -67,16 +67,26 @@ bool checkCpuAndFeatures(const std::string &triple, const std::string &cpu, cons
   return true;
 }
 
-static std::unique_ptr<llvm::TargetMachine> machineFor(const TargetInfo &t, std::string &error,
-                                                       Effort effort = Effort::Vectorized) {
+/// The target machine for `t` at the code generation level of `effort`, made once per thread and reused for every
+/// kernel that thread compiles: building one (its subtarget, lowering tables and assembler info) cost about 1 ms,
+/// twice per kernel. A TargetMachine may compile modules one after another, not from two threads at once.
+static llvm::TargetMachine *machineFor(const TargetInfo &t, std::string &error, Effort effort = Effort::Vectorized) {
   initializeLLVM();
+  llvm::CodeGenOptLevel level =
+      effort == Effort::Once ? llvm::CodeGenOptLevel::Less : llvm::CodeGenOptLevel::Aggressive;
+  thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
+  std::string key = t.triple + "/" + t.cpu + "/" + t.features + "/" + std::to_string(int(level));
+  std::unique_ptr<llvm::TargetMachine> &tm = machines[key];
+  if (tm)
+    return tm.get();
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(t.triple, error);
-  if (!target)
+  if (!target) {
+    machines.erase(key);
     return nullptr;
+  }
   llvm::TargetOptions opts;
-  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      t.triple, t.cpu, t.features, opts, llvm::Reloc::PIC_, std::nullopt,
-      effort == Effort::Once ? llvm::CodeGenOptLevel::Less : llvm::CodeGenOptLevel::Aggressive));
+  tm.reset(target->createTargetMachine(t.triple, t.cpu, t.features, opts, llvm::Reloc::PIC_, std::nullopt, level));
+  return tm.get();
 }
 
 void markSanitizeAddress(llvm::Module &m) {
@@ -140,7 +150,7 @@ const char *effortName(Effort e) {
 }
 
 bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bool sanitize, Effort effort) {
-  auto tm = machineFor(t, error);
+  llvm::TargetMachine *tm = machineFor(t, error);
   if (!tm)
     return false;
   m.setTargetTriple(t.triple);
@@ -158,7 +168,7 @@ bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bo
   tuning.LoopVectorization = llvmVectorizes;
   tuning.SLPVectorization = llvmVectorizes;
   tuning.LoopUnrolling = llvmVectorizes;
-  llvm::PassBuilder pb(tm.get(), tuning);
+  llvm::PassBuilder pb(tm, tuning);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -184,7 +194,7 @@ bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bo
     std::lock_guard<std::mutex> g(lock);
     std::string &cached = texts[t.triple + "/" + t.cpu + "/" + t.features + (llvmVectorizes ? "/vectorizers" : "")];
     if (cached.empty())
-      cached = pipelineText(tm.get(), tuning);
+      cached = pipelineText(tm, tuning);
     text = cached;
   }
   if (llvm::Error e = pb.parsePassPipeline(mpm, text)) {
@@ -198,7 +208,7 @@ bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bo
 }
 
 bool prepareModule(llvm::Module &m, const TargetInfo &t, std::string &error) {
-  auto tm = machineFor(t, error);
+  llvm::TargetMachine *tm = machineFor(t, error);
   if (!tm)
     return false;
   m.setTargetTriple(t.triple);
@@ -207,7 +217,7 @@ bool prepareModule(llvm::Module &m, const TargetInfo &t, std::string &error) {
 }
 
 bool emitAssembly(llvm::Module &m, const TargetInfo &t, std::string &text, std::string &error) {
-  auto tm = machineFor(t, error);
+  llvm::TargetMachine *tm = machineFor(t, error);
   if (!tm)
     return false;
   llvm::SmallVector<char, 0> buffer;
@@ -223,7 +233,7 @@ bool emitAssembly(llvm::Module &m, const TargetInfo &t, std::string &text, std::
 }
 
 bool emitObject(llvm::Module &m, const TargetInfo &t, std::string &object, std::string &error, Effort effort) {
-  auto tm = machineFor(t, error, effort);
+  llvm::TargetMachine *tm = machineFor(t, error, effort);
   if (!tm)
     return false;
   m.setTargetTriple(t.triple);
