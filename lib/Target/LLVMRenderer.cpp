@@ -19,6 +19,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace tgc {
@@ -62,6 +64,9 @@ llvm::Align elementAlign(DType d) { return llvm::Align(uint64_t(std::max(1, d.el
 /// GPU address spaces, the same numbers on AMDGPU and NVPTX: global memory and the work-group's local (shared)
 /// memory.
 constexpr unsigned kAmdGlobal = 1;
+/// Tile columns are transposed in slices of this many bits (an AVX-512 register; on AVX2 LLVM splits each shuffle in
+/// two halves that stay within their registers).
+constexpr int64_t kTileRegisterBits = 512;
 constexpr uint64_t kGpuParamAlign = 16;
 constexpr unsigned kAmdLocal = 3;
 
@@ -469,7 +474,7 @@ private:
     return out;
   }
 
-  /// One lane: extractelement; several: a shuffle of the vector.
+  /// One lane: extractelement; several: a shuffle of the vector (a column of a tile through its transpose).
   llvm::Value *gep(const UOp *u) {
     llvm::Value *x = val(u->src(0));
     std::vector<int64_t> lanes = u->arg().intTuple();
@@ -477,8 +482,88 @@ private:
       return lanes.size() == 1 ? x : b_.CreateVectorSplat(unsigned(lanes.size()), x);
     if (lanes.size() == 1)
       return b_.CreateExtractElement(x, b_.getInt64(uint64_t(lanes[0])));
+    if (llvm::Value *columns = tileColumns(u, x, lanes))
+      return columns;
     std::vector<int> mask(lanes.begin(), lanes.end());
     return b_.CreateShuffleVector(x, mask);
+  }
+
+  /// Columns c, c + 1, ... of the n x s tile an n * s-lane vector holds row by row (lanes c + i s, c + 1 + i s, ...),
+  /// as a kernel's epilogue stores an accumulator tile whose rows are contiguous in memory along the other axis. A
+  /// shuffle of n registers out of the whole tile costs instruction selection a split of the tile per store (a third
+  /// of the code generation of a 3x3 convolution); instead each register-wide slice of columns is transposed once
+  /// with two-input shuffles of register width, and the columns are a piece of that. Null when the lanes are not
+  /// such columns (or span two transposed registers).
+  llvm::Value *tileColumns(const UOp *u, llvm::Value *x, const std::vector<int64_t> &lanes) {
+    int64_t total = u->src(0)->dtype().lanes(), s = lanes[1] - lanes[0];
+    if (flavor_ != LLVMFlavor::CPU || s <= 0 || total % s != 0)
+      return nullptr;
+    int64_t n = total / s, count = int64_t(lanes.size()), c = lanes[0];
+    int64_t w = std::max<int64_t>(kTileRegisterBits / u->dtype().element().bits(), n), per = w / n;
+    if (n < 2 || !std::has_single_bit(uint64_t(n)) || count % n != 0 || s % w != 0 || w % n != 0)
+      return nullptr;
+    for (int64_t j = 0; j < count; ++j)
+      if (lanes[size_t(j)] != c + j / n + j % n * s)
+        return nullptr;
+    int64_t slice = c / w, q = c % w / per, b = c % per, columns = count / n;
+    if (b + columns > per)
+      return nullptr;
+    llvm::Value *t = transposedSlice(x, n, s, w, slice, q);
+    if (columns == per)
+      return t;
+    std::vector<int> piece;
+    for (int64_t j = 0; j < count; ++j)
+      piece.push_back(int(b * n + j));
+    return b_.CreateShuffleVector(t, piece);
+  }
+
+  /// Columns k w + q w / n + (0, 1, ...) of the n x s tile x, transposed: w lanes, n per column, combined from the n
+  /// rows' k-th register-wide slices by a tree of two-input shuffles. Emitted once per insertion block (later
+  /// columns in the same block take their piece of it).
+  llvm::Value *transposedSlice(llvm::Value *x, int64_t n, int64_t s, int64_t w, int64_t k, int64_t q) {
+    llvm::Value *&cached = transposed_[{b_.GetInsertBlock(), x, n, k * n + q}];
+    if (cached)
+      return cached;
+    // the leaves: row i's slice, whose lane q w / n + b goes to lane b n + i; each level merges neighbours
+    int64_t per = w / n;
+    std::vector<std::pair<llvm::Value *, std::vector<int>>> parts; // value, lane -> source lane (-1: not yet)
+    for (int64_t i = 0; i < n; ++i) {
+      std::vector<int> from(size_t(w), -1);
+      for (int64_t b = 0; b < per; ++b)
+        from[size_t(b * n + i)] = int(q * per + b);
+      parts.push_back({lanesOf(x, i * s + k * w, w), from});
+    }
+    while (parts.size() > 1) {
+      std::vector<std::pair<llvm::Value *, std::vector<int>>> next;
+      for (size_t p = 0; p < parts.size(); p += 2) {
+        const auto &[a, fromA] = parts[p];
+        const auto &[b, fromB] = parts[p + 1];
+        std::vector<int> mask(size_t(w), -1), here(size_t(w), -1);
+        for (size_t l = 0; l < size_t(w); ++l) {
+          if (fromA[l] >= 0)
+            mask[l] = fromA[l];
+          if (fromB[l] >= 0)
+            mask[l] = int(w) + fromB[l];
+          if (mask[l] >= 0)
+            here[l] = int(l);
+        }
+        next.push_back({b_.CreateShuffleVector(a, b, mask), here});
+      }
+      parts = std::move(next);
+    }
+    return cached = parts[0].first;
+  }
+
+  /// Lanes [first, first + count) of x, emitted once per insertion block.
+  llvm::Value *lanesOf(llvm::Value *x, int64_t first, int64_t count) {
+    llvm::Value *&cached = subvectors_[{b_.GetInsertBlock(), x, first, count}];
+    if (!cached) {
+      std::vector<int> mask;
+      for (int64_t l = 0; l < count; ++l)
+        mask.push_back(int(first + l));
+      cached = b_.CreateShuffleVector(x, mask);
+    }
+    return cached;
   }
 
   /// Offsets count elements of the buffer's scalar type; a pointer to a vector addresses consecutive elements.
@@ -812,6 +897,10 @@ private:
   std::unordered_map<const UOp *, llvm::Value *> values_;
   std::unordered_map<const UOp *, llvm::Value *> valid_;
   std::unordered_map<const UOp *, llvm::Value *> base_;
+  /// transposedSlice's results by insertion block, tile, rows and slice * rows + part (its k and q).
+  std::map<std::tuple<llvm::BasicBlock *, llvm::Value *, int64_t, int64_t>, llvm::Value *> transposed_;
+  /// lanesOf's results by insertion block, vector, first lane and count.
+  std::map<std::tuple<llvm::BasicBlock *, llvm::Value *, int64_t, int64_t>, llvm::Value *> subvectors_;
 };
 
 } // namespace
