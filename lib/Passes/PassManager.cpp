@@ -70,13 +70,13 @@ void PassManager::dumpIR(const char *when, std::string_view pass, const Module &
   inst_.dump("// -----// IR Dump " + std::string(when) + " " + std::string(pass) + " //----- //\n" + printModule(m));
 }
 
-bool PassManager::verifyStage(const Module &m, Stage stage, DiagEngine &diags, std::string_view after) {
+bool PassManager::verifyStage(const Module &m, Stage stage, DiagEngine &diags, const std::string &note) {
   int before = diags.errorCount();
   verify(m, stage, diags);
   if (diags.errorCount() == before)
     return true;
-  if (!after.empty())
-    diags.note(Loc{m.fileName, 0, 0}, "the graph became invalid after pass '" + std::string(after) + "'");
+  if (!note.empty())
+    diags.note(Loc{m.fileName, 0, 0}, note);
   return false;
 }
 
@@ -109,13 +109,17 @@ bool PassManager::run(Module &m, DiagEngine &diags) {
     bool changed = m.root != oldRoot;
     if (inst_.printAfterAll || contains(inst_.printAfter, p->name) || (inst_.printAfterChange && changed))
       dumpIR("After", p->name, m);
-    if (inst_.verifyEach && !verifyStage(m, stage, diags, p->name))
+    if (inst_.verifyEach &&
+        !verifyStage(m, stage, diags, "the graph became invalid after pass '" + std::string(p->name) + "'"))
       return false;
     if (inst_.observe)
       inst_.observe(m, p->name, secs);
     if (inst_.afterPass && !inst_.afterPass(m, p->name))
       return false;
   }
+  if (!inst_.verifyEach && inst_.verifyOutput && !passes_.empty() &&
+      !verifyStage(m, stage, diags, "the graph became invalid in a pass of the pipeline (--verify-each names which)"))
+    return false;
   return true;
 }
 

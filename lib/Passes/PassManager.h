@@ -22,7 +22,11 @@ std::optional<Pipeline> parsePipeline(std::string_view text, std::string &error)
 std::string printPipeline(const Pipeline &p);
 
 struct Instrumentation {
+  /// Verify the input and the IR after every pass (tgc-opt's default; `tgc --verify-each`).
   bool verifyEach = true;
+  /// Without verifyEach: verify the IR the pipeline ends with, once (tgc compile and run: the verifier after every
+  /// pass was an eighth of their pass time).
+  bool verifyOutput = true;
   bool printAfterAll = false;
   bool printAfterChange = false;
   std::vector<std::string> printBefore;
@@ -63,7 +67,7 @@ public:
 
 private:
   void dumpIR(const char *when, std::string_view pass, const Module &m);
-  bool verifyStage(const Module &m, Stage stage, DiagEngine &diags, std::string_view after);
+  bool verifyStage(const Module &m, Stage stage, DiagEngine &diags, const std::string &note);
 
   Pipeline passes_;
   Instrumentation inst_;

@@ -80,6 +80,7 @@ public:
     static const Pipeline codegen = *parsePipeline("codegen", error);
     Instrumentation inst;
     inst.verifyEach = false;
+    inst.verifyOutput = false;
     inst.opts = "none"; // the actions are applied already
     inst.target = t_.desc;
     DiagEngine diags;

@@ -237,6 +237,7 @@ std::string weightsFilePath(const Module &m) {
 namespace {
 
 viz::Trace *vizTrace = nullptr; // setVizTrace
+bool verifyEachPass = false;    // setVerifyEach
 
 bool runPipeline(Module &m, DiagEngine &diags, const char *passes, const TargetDesc &target, const std::string &opts,
                  const TuningTable *tuned, std::vector<PassTiming> *timings) {
@@ -245,6 +246,7 @@ bool runPipeline(Module &m, DiagEngine &diags, const char *passes, const TargetD
   if (!pipeline)
     internalError(err);
   Instrumentation inst;
+  inst.verifyEach = verifyEachPass;
   inst.opts = opts;
   inst.target = target;
   inst.tuned = tuned;
@@ -261,6 +263,7 @@ bool runPipeline(Module &m, DiagEngine &diags, const char *passes, const TargetD
 } // namespace
 
 void setVizTrace(viz::Trace *trace) { vizTrace = trace; }
+void setVerifyEach(bool on) { verifyEachPass = on; }
 
 bool writeVizFile(const std::string &path, viz::Trace &trace, const Module &m, const TargetInfo &target) {
   trace.remarks = m.remarks;

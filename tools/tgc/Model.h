@@ -73,6 +73,8 @@ bool fillTuningCache(const Module &m, DiagEngine &diags, const TargetInfo &targe
 
 /// Record every pass the following pipelines run into `trace` (--viz); nullptr stops recording.
 void setVizTrace(viz::Trace *trace);
+/// Verify the IR after every pass of the pipelines (tgc --verify-each); otherwise each pipeline's output, once.
+void setVerifyEach(bool on);
 
 /// Write the viewer (--viz=FILE.html or .json) of a trace for the lowered `m`; false after printing the error.
 bool writeVizFile(const std::string &path, viz::Trace &trace, const Module &m, const TargetInfo &target);

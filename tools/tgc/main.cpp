@@ -29,6 +29,9 @@ int main(int argc, char **argv) {
       "--debug", debug,
       "1 kernels scheduled, 2 per-kernel time, GFLOPS and GB/s, 3 kernel IR, 4 generated source, 5-7 pass and "
       "rewrite logs, 8 IR after every pass (or TGC_DEBUG=N)");
+  bool verifyEach = false;
+  app.add_flag("--verify-each", verifyEach,
+               "verify the IR after every pass (default: the input and the output of each pipeline, as LLVM does)");
 
   // CLI11 would read -1 into an unsigned seed as 2^64-1
   CLI::Validator nonNegative(
@@ -163,6 +166,7 @@ int main(int argc, char **argv) {
         tgc::describeParseError({"compile", "run", "tune", "import", "info", "weights"}, args, e.what()));
   }
   tgc::setupLogging(debug, /*passLevelOffset=*/4);
+  tgc::setVerifyEach(verifyEach);
   // the runtime linked in-process (tgc run) reads the level from the environment, like compiled executables do
   setenv("TGC_DEBUG", std::to_string(tgc::debugLevel()).c_str(), 1);
   if (*runCmd)
