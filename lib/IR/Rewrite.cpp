@@ -39,12 +39,12 @@ private:
 
   void visit(const Frame &f) {
     const UOp *n = f.node;
-    if (done_.contains(n))
+    auto [entry, added] = done_.insert(n, kActive);
+    if (!added) {
+      if (*entry == kActive)
+        fail("a rewrite produced a node that contains itself");
       return;
-    bool &active = active_[n];
-    if (active)
-      fail("a rewrite produced a node that contains itself");
-    active = true;
+    }
     if (opts_.order == RewriteOrder::NodeFirst) {
       const UOp *r = fixpoint(n);
       if (r != n) {
@@ -54,7 +54,7 @@ private:
     }
     stack_.push_back({n, Stage::Rebuild, nullptr, f.chain});
     for (size_t i = n->numSrc(); i-- > 0;)
-      if (!done_.contains(n->src(i)))
+      if (!finished(n->src(i)))
         stack_.push_back({n->src(i), Stage::Visit, nullptr, 0});
   }
 
@@ -94,15 +94,19 @@ private:
   }
 
   void finish(const UOp *n, const UOp *r) {
-    done_[n] = r;
+    *done_.find(n) = r;
     done_.insert(r, r);
-    *active_.find(n) = false;
+  }
+
+  bool finished(const UOp *n) const {
+    const UOp *const *r = done_.find(n);
+    return r && *r != kActive;
   }
 
   /// What a finished node became.
   const UOp *result(const UOp *n) const {
     const UOp *const *r = done_.find(n);
-    if (!r)
+    if (!r || *r == kActive)
       internalError("graph_rewrite: a node's operand was not rewritten before it");
     return *r;
   }
@@ -123,9 +127,10 @@ private:
   const PatternMatcher &pm_;
   const RewriteOptions &opts_;
   std::vector<Frame> stack_;
+  /// done_'s entry for a node whose operands are being rewritten (a node met again in that state is a cycle).
+  inline static const UOp *const kActive = reinterpret_cast<const UOp *>(alignof(UOp));
   NodeMap<const UOp *> own_;   // done_ when the call has no memo
-  NodeMap<const UOp *> &done_; // finished nodes and what each became
-  NodeMap<bool> active_;       // true while a node's operands are being rewritten
+  NodeMap<const UOp *> &done_; // visited nodes: kActive, then what each became (a memo keeps only finished ones)
   std::vector<const UOp *> srcBuf_;
   uint64_t rewrites_ = 0;
 };
