@@ -10,6 +10,7 @@
 #include "IR/ValueRange.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -172,10 +173,12 @@ const UOp *Context::make(Op op, DType dtype, std::span<const UOp *const> src, Ar
   if (!vars.empty() && vars.size() != shape->size())
     internalError(std::string("'") + std::string(opName(op)) + "': one dimension variable per axis expected");
   uint64_t h = nodeHash(op, dtype, src, arg, shape, tag, vars);
-  auto range = table_.equal_range(h);
-  for (auto it = range.first; it != range.second; ++it)
-    if (sameNode(it->second, op, dtype, src, arg, shape, tag, vars))
-      return it->second;
+  if (2 * (nodes_.size() + 1) > table_.size())
+    growTable();
+  size_t mask = table_.size() - 1, slot = slotOf(h);
+  for (; table_[slot]; slot = (slot + 1) & mask)
+    if (table_[slot]->hash_ == h && sameNode(table_[slot], op, dtype, src, arg, shape, tag, vars))
+      return table_[slot];
   UOp &u = nodes_.emplace_back(UOp());
   u.op_ = op;
   u.dtype_ = dtype;
@@ -193,8 +196,23 @@ const UOp *Context::make(Op op, DType dtype, std::span<const UOp *const> src, Ar
   u.hasRange_ = r.known;
   u.vmin_ = r.lo;
   u.vmax_ = r.hi;
-  table_.emplace(h, &u);
+  table_[slot] = &u;
   return &u;
+}
+
+void Context::growTable() {
+  std::vector<const UOp *> old(std::max<size_t>(1024, 2 * table_.size()), nullptr);
+  table_.swap(old);
+  tableShift_ = 64 - unsigned(std::countr_zero(table_.size()));
+  size_t mask = table_.size() - 1;
+  for (const UOp *u : old) {
+    if (!u)
+      continue;
+    size_t slot = slotOf(u->hash_);
+    while (table_[slot])
+      slot = (slot + 1) & mask;
+    table_[slot] = u;
+  }
 }
 
 NodeMap<const UOp *> &Context::memo(const void *key) {

@@ -149,8 +149,14 @@ private:
   const UOp *const *storeSrc(std::span<const UOp *const> src);
   void *allocate(size_t bytes, size_t align);
 
+  /// The hash-consing table's slot for a node hash (Fibonacci hashing: the top bits of h times 2^64/phi).
+  size_t slotOf(uint64_t h) const { return size_t((h * 0x9E3779B97F4A7C15ull) >> tableShift_); }
+  void growTable();
+
   std::deque<UOp> nodes_;
-  std::unordered_multimap<uint64_t, const UOp *> table_;
+  /// Every node by its hash: open addressing, linear probing, at most half full (nodes are never removed).
+  std::vector<const UOp *> table_;
+  unsigned tableShift_ = 64;
   std::vector<std::unique_ptr<char[]>> chunks_;
   char *chunkPtr_ = nullptr;
   size_t chunkLeft_ = 0;
