@@ -531,7 +531,7 @@ private:
       std::vector<int> from(size_t(w), -1);
       for (int64_t b = 0; b < per; ++b)
         from[size_t(b * n + i)] = int(q * per + b);
-      parts.push_back({lanesOf(x, i * s + k * w, w), from});
+      parts.push_back({subvector(x, i * s + k * w, w), from});
     }
     while (parts.size() > 1) {
       std::vector<std::pair<llvm::Value *, std::vector<int>>> next;
@@ -555,7 +555,7 @@ private:
   }
 
   /// Lanes [first, first + count) of x, emitted once per insertion block.
-  llvm::Value *lanesOf(llvm::Value *x, int64_t first, int64_t count) {
+  llvm::Value *subvector(llvm::Value *x, int64_t first, int64_t count) {
     llvm::Value *&cached = subvectors_[{b_.GetInsertBlock(), x, first, count}];
     if (!cached) {
       std::vector<int> mask;
@@ -899,7 +899,7 @@ private:
   std::unordered_map<const UOp *, llvm::Value *> base_;
   /// transposedSlice's results by insertion block, tile, rows and slice * rows + part (its k and q).
   std::map<std::tuple<llvm::BasicBlock *, llvm::Value *, int64_t, int64_t>, llvm::Value *> transposed_;
-  /// lanesOf's results by insertion block, vector, first lane and count.
+  /// subvector's results by insertion block, vector, first lane and count.
   std::map<std::tuple<llvm::BasicBlock *, llvm::Value *, int64_t, int64_t>, llvm::Value *> subvectors_;
 };
 
