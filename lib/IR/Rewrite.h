@@ -31,7 +31,8 @@ struct RewriteOptions {
   uint32_t maxChain = 10'000;
   /// What earlier rewrites with the same matcher and options made of each node they finished; read and extended.
   /// Only for matchers whose rules look at nothing but the node (no `user`): a node's result is then the same in
-  /// every call. Context::memo keeps one per matcher.
+  /// every call. Context::memo keeps one per matcher. A call also marks in it the nodes it is rewriting, so a rule
+  /// must not start another rewrite with the same memo (no simplify rule calls simplifyExpression).
   NodeMap<const UOp *> *memo = nullptr;
 };
 
