@@ -76,15 +76,13 @@ static llvm::TargetMachine *machineFor(const TargetInfo &t, std::string &error, 
       effort == Effort::Once ? llvm::CodeGenOptLevel::Less : llvm::CodeGenOptLevel::Aggressive;
   thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
   std::string key = t.triple + "/" + t.cpu + "/" + t.features + "/" + std::to_string(int(level));
-  std::unique_ptr<llvm::TargetMachine> &tm = machines[key];
-  if (tm)
-    return tm.get();
+  if (auto it = machines.find(key); it != machines.end())
+    return it->second.get();
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(t.triple, error);
-  if (!target) {
-    machines.erase(key);
+  if (!target)
     return nullptr;
-  }
   llvm::TargetOptions opts;
+  std::unique_ptr<llvm::TargetMachine> &tm = machines[key];
   tm.reset(target->createTargetMachine(t.triple, t.cpu, t.features, opts, llvm::Reloc::PIC_, std::nullopt, level));
   return tm.get();
 }
