@@ -8,6 +8,7 @@
 // several pieces becomes a vectorize of lanes of those pieces (one shuffle). Lanes with different valid masks or
 // gates never share an access, so masking stays exact. Only for targets with vector types (TargetDesc::vectorALU).
 
+#include "Passes/Coalesce.h"
 #include "IR/Rewrite.h"
 #include "Passes/Pass.h"
 #include "Passes/SimplifyRules.h"
@@ -111,9 +112,13 @@ struct State {
   int64_t maxLanes;
 };
 
-/// vectorize(load(b[i+k])...) -> lanes of vector loads
-const UOp *coalesceLoads(const Match &m) {
-  const UOp *v = m.root();
+const UOp *coalesceLoads(const Match &m) { return coalesceLoadLanes(m.root(), m.user<State>().maxLanes); }
+
+const UOp *coalesceStores(const Match &m) { return coalesceStoreLanes(m.root(), m.user<State>().maxLanes); }
+
+} // namespace
+
+const UOp *coalesceLoadLanes(const UOp *v, int64_t maxLanes) {
   std::vector<Address> lanes;
   for (const UOp *s : v->src()) {
     if (s->op() != Op::Load || s->numSrc() != 1)
@@ -123,7 +128,7 @@ const UOp *coalesceLoads(const Match &m) {
       return nullptr;
     lanes.push_back(*a);
   }
-  Plan plan = planAccesses(lanes, m.user<State>().maxLanes);
+  Plan plan = planAccesses(lanes, maxLanes);
   if (!plan.useful)
     return nullptr;
   Context &ctx = v->ctx();
@@ -143,9 +148,7 @@ const UOp *coalesceLoads(const Match &m) {
   return simplifyNode(ctx.make(Op::Vectorize, v->dtype(), out));
 }
 
-/// noop(store(b[i+k], x_k)...) -> vector stores of vectorize(x_k...)
-const UOp *coalesceStores(const Match &m) {
-  const UOp *group = m.root();
+const UOp *coalesceStoreLanes(const UOp *group, int64_t maxLanes) {
   std::vector<Address> lanes;
   std::vector<const UOp *> values;
   for (const UOp *s : group->src()) {
@@ -157,7 +160,7 @@ const UOp *coalesceStores(const Match &m) {
     lanes.push_back(*a);
     values.push_back(s->src(1));
   }
-  Plan plan = planAccesses(lanes, m.user<State>().maxLanes);
+  Plan plan = planAccesses(lanes, maxLanes);
   if (!plan.useful)
     return nullptr;
   std::map<std::pair<GroupKey, int64_t>, const UOp *> valueAt;
@@ -182,8 +185,6 @@ const UOp *coalesceStores(const Match &m) {
   }
   return stores.size() == 1 ? stores[0] : ctx.make(Op::Noop, dt::Void, stores);
 }
-
-} // namespace
 
 const UOp *runCoalesce(const UOp *root, PassContext &pc) {
   if (!pc.target.vectorALU)

@@ -6,24 +6,27 @@
 // the last varying fastest (lane = mixed radix of the range values). Per node, in operand order:
 //   range r (upcast/unroll, size n)  -> vectorize(0, 1, ..., n-1)            axes {r}
 //   alu(a, b)                        -> alu(widen(a), widen(b)) : T x L      axes a ∪ b
-//   index(buf, i[, valid])           -> one scalar index per lane: i and valid with each range replaced by the
-//                                       lane's value (addresses stay scalar, so coalesce can see base + k)
+//   index(buf, i[, valid])           -> one scalar index per lane: i as base + k_lane when affine in the ranges,
+//                                       else (and valid) with each range replaced by the lane's value
 //   load(p)                          -> vectorize(load(p_0), ..., load(p_L-1))
 //   store(p, v)                      -> noop(store(p_0, gep(v, 0)), ..., store(p_L-1, gep(v, L-1)))
 //   reduce(v, r_unroll, r...)        -> op(gep(a, lanes with r_unroll = 0), ..., gep(a, ... = n-1))
 //                                       where a = reduce(v, r...) keeps all lanes through the loops
 //   end(x, r_upcast, r...)           -> end(x, r...)   (or x when no loop is left)
 // widen(x) moves x to more axes: a constant becomes a vector constant, another scalar a vectorize of copies, a
-// vector a gep choosing the lane of each wider lane. Memory accesses are split into lanes here and merged back
-// into vector loads and stores by coalesce; devectorize splits the vector ALU ops for targets without them.
+// vector a gep choosing the lane of each wider lane. Memory accesses are split into lanes; on vector targets the
+// lanes at base + 0, 1, ... are merged into vector accesses at once (coalesce's rewrite), the rest by the coalesce
+// pass after simplify; devectorize splits the vector ALU ops for targets without them.
 
 #include "IR/Rewrite.h"
+#include "Passes/Coalesce.h"
 #include "Passes/Linearize.h"
 #include "Passes/Pass.h"
 #include "Passes/ProgramInfo.h"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 namespace tgc {
@@ -254,14 +257,72 @@ private:
   Expanded expandIndex(const UOp *u, const Axes &axes) {
     Expanded e;
     e.axes = axes;
+    std::optional<Coefs> affine = coefsOf(u->src(1));
+    const UOp *base = affine ? scalarAt(u->src(1), laneValues(axes, 0)) : nullptr; // lane 0: every axis at 0
     for (int64_t l = 0; l < laneCount(axes); ++l) {
       std::map<const UOp *, int64_t> values = laneValues(axes, l);
       std::vector<const UOp *> src = {done_.at(u->src(0)).node};
-      for (size_t i = 1; i < u->numSrc(); ++i)
+      src.push_back(affine ? plus(base, offsetAt(*affine, values)) : scalarAt(u->src(1), values));
+      for (size_t i = 2; i < u->numSrc(); ++i)
         src.push_back(scalarAt(u->src(i), values));
       e.lanes.push_back(ctx_.make(Op::Index, u->dtype(), src, u->arg()));
     }
     return e;
+  }
+
+  /// An address affine in the expanded ranges, u = u(ranges at 0) + sum of c_r * r: the coefficients c_r.
+  using Coefs = std::map<const UOp *, int64_t>;
+
+  /// The coefficients of u in the expanded ranges when it is built from them by add and multiplication by
+  /// constants over values without lanes; nullopt otherwise (then each lane's address is rebuilt on its own).
+  std::optional<Coefs> coefsOf(const UOp *u) {
+    if (auto it = coefsMemo_.find(u); it != coefsMemo_.end())
+      return it->second;
+    std::optional<Coefs> c = linearCoefs(u);
+    coefsMemo_[u] = c;
+    return c;
+  }
+
+  std::optional<Coefs> linearCoefs(const UOp *u) {
+    if (done_.at(u).axes.empty())
+      return Coefs{};
+    if (isExpandedKind(u))
+      return Coefs{{u, 1}};
+    if (u->op() == Op::Add) {
+      std::optional<Coefs> a = coefsOf(u->src(0)), b = coefsOf(u->src(1));
+      if (!a || !b)
+        return std::nullopt;
+      for (auto &[r, c] : *b)
+        (*a)[r] = int64_t(uint64_t((*a)[r]) + uint64_t(c)); // wraps like index arithmetic
+      return a;
+    }
+    if (u->op() == Op::Mul && (u->src(0)->isConst() || u->src(1)->isConst())) {
+      bool left = u->src(0)->isConst();
+      std::optional<Coefs> a = coefsOf(u->src(left ? 1 : 0));
+      if (!a)
+        return std::nullopt;
+      int64_t k = u->src(left ? 0 : 1)->constInt();
+      for (auto &[r, c] : *a)
+        c = int64_t(uint64_t(c) * uint64_t(k));
+      return a;
+    }
+    return std::nullopt;
+  }
+
+  static int64_t offsetAt(const Coefs &coefs, const std::map<const UOp *, int64_t> &values) {
+    uint64_t off = 0;
+    for (auto &[r, c] : coefs)
+      off += uint64_t(c) * uint64_t(values.at(r));
+    return int64_t(off);
+  }
+
+  /// base + k (base itself for k = 0, a constant for a constant base).
+  const UOp *plus(const UOp *base, int64_t k) {
+    if (k == 0)
+      return base;
+    if (base->isConst())
+      return ctx_.constInt(base->dtype(), int64_t(uint64_t(base->constInt()) + uint64_t(k)));
+    return ctx_.make(Op::Add, base->dtype(), {base, ctx_.constInt(base->dtype(), k)});
   }
 
   /// The scalar value of original node u where the expanded ranges take `values`: address arithmetic is rebuilt
@@ -308,7 +369,8 @@ private:
         src.push_back(laneOfValue(done_.at(u->src(i)), axes, l));
       loads.push_back(ctx_.make(Op::Load, u->dtype(), src));
     }
-    return {ctx_.make(Op::Vectorize, u->dtype().vec(uint16_t(loads.size())), loads), axes, {}};
+    const UOp *v = ctx_.make(Op::Vectorize, u->dtype().vec(uint16_t(loads.size())), loads);
+    return {vectorAccess(v, coalesceLoadLanes), axes, {}};
   }
 
   Expanded expandStore(const UOp *u, const Axes &axes) {
@@ -322,7 +384,16 @@ private:
         src.push_back(laneOfValue(done_.at(u->src(i)), axes, l));
       stores.push_back(ctx_.make(Op::Store, dt::Void, src));
     }
-    return {ctx_.make(Op::Noop, dt::Void, stores), {}, {}};
+    return {vectorAccess(ctx_.make(Op::Noop, dt::Void, stores), coalesceStoreLanes), {}, {}};
+  }
+
+  /// On vector targets, lanes at base + 0, 1, ... (affine addresses) become vector accesses here, so the passes
+  /// before coalesce do not carry a node per lane; coalesce merges what needs simplify first (lane masks).
+  const UOp *vectorAccess(const UOp *lanes, const UOp *(*coalesce)(const UOp *, int64_t)) {
+    if (!target_.vectorALU)
+      return lanes;
+    const UOp *v = coalesce(lanes, target_.maxVectorAccess);
+    return v ? v : lanes;
   }
 
   // --- loops --------------------------------------------------------------------------------------------------
@@ -460,6 +531,7 @@ private:
   const TargetDesc &target_;
   std::unordered_map<const UOp *, Expanded> done_;
   std::map<std::pair<const UOp *, int64_t>, const UOp *> scalarMemo_;
+  std::unordered_map<const UOp *, std::optional<Coefs>> coefsMemo_;
 };
 
 } // namespace
