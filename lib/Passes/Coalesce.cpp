@@ -59,21 +59,12 @@ struct Piece {
 
 /// Cut sorted distinct offsets into pieces of consecutive offsets, each a power of two of at most maxLanes.
 std::vector<Piece> cutPieces(const std::map<int64_t, const UOp *> &offsets, int64_t maxLanes) {
+  std::vector<int64_t> sorted;
+  for (auto &[offset, index] : offsets)
+    sorted.push_back(offset);
   std::vector<Piece> pieces;
-  auto it = offsets.begin();
-  while (it != offsets.end()) {
-    int64_t run = 1;
-    auto next = std::next(it);
-    while (next != offsets.end() && next->first == it->first + run && run < maxLanes) {
-      ++run;
-      ++next;
-    }
-    int64_t n = 1;
-    while (n * 2 <= run)
-      n *= 2;
-    pieces.push_back({it->first, n, it->second});
-    std::advance(it, n);
-  }
+  for (const Run &r : cutRuns(sorted, maxLanes))
+    pieces.push_back({r.start, r.n, offsets.at(r.start)});
   return pieces;
 }
 
@@ -117,6 +108,21 @@ const UOp *coalesceLoads(const Match &m) { return coalesceLoadLanes(m.root(), m.
 const UOp *coalesceStores(const Match &m) { return coalesceStoreLanes(m.root(), m.user<State>().maxLanes); }
 
 } // namespace
+
+std::vector<Run> cutRuns(const std::vector<int64_t> &sorted, int64_t maxLanes) {
+  std::vector<Run> runs;
+  for (size_t i = 0; i < sorted.size();) {
+    int64_t run = 1;
+    while (i + size_t(run) < sorted.size() && sorted[i + size_t(run)] == sorted[i] + run && run < maxLanes)
+      ++run;
+    int64_t n = 1;
+    while (n * 2 <= run)
+      n *= 2;
+    runs.push_back({sorted[i], n});
+    i += size_t(n);
+  }
+  return runs;
+}
 
 const UOp *coalesceLoadLanes(const UOp *v, int64_t maxLanes) {
   std::vector<Address> lanes;

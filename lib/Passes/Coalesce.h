@@ -5,7 +5,19 @@
 
 #include "IR/UOp.h"
 
+#include <vector>
+
 namespace tgc {
+
+/// A run of consecutive offsets [start, start + n) served by one access.
+struct Run {
+  int64_t start;
+  int64_t n;
+};
+
+/// Sorted distinct offsets cut, from the first, into runs of consecutive offsets, each the largest power of two of
+/// at most maxLanes that fits (a run of 6 is 4 + 2, a run of 3 is 2 + 1).
+std::vector<Run> cutRuns(const std::vector<int64_t> &sorted, int64_t maxLanes);
 
 /// vectorize(load(b[i]), load(b[i+1]), ...) -> the lanes of vector loads of at most maxLanes (lanes share a load
 /// when they have the same buffer, base and valid); nullptr when no two lanes share one.

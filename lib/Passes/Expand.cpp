@@ -14,15 +14,17 @@
 //                                       where a = reduce(v, r...) keeps all lanes through the loops
 //   end(x, r_upcast, r...)           -> end(x, r...)   (or x when no loop is left)
 // widen(x) moves x to more axes: a constant becomes a vector constant, another scalar a vectorize of copies, a
-// vector a gep choosing the lane of each wider lane. Memory accesses are split into lanes; on vector targets the
-// lanes at base + 0, 1, ... are merged into vector accesses at once (coalesce's rewrite), the rest by the coalesce
-// pass after simplify; devectorize splits the vector ALU ops for targets without them.
+// vector a gep choosing the lane of each wider lane. Memory accesses are split into lanes; on vector targets an
+// affine access becomes one vector access per run of adjacent lanes at once (coalesce's runs), other lanes go
+// through coalesce's rewrite here and again after simplify; devectorize splits the vector ALU ops for targets
+// without them.
 
 #include "IR/Rewrite.h"
 #include "Passes/Coalesce.h"
 #include "Passes/Linearize.h"
 #include "Passes/Pass.h"
 #include "Passes/ProgramInfo.h"
+#include "Passes/SimplifyRules.h"
 
 #include <algorithm>
 #include <map>
@@ -85,6 +87,10 @@ struct Expanded {
   std::vector<const UOp *> lanes;
   int64_t inner = 1;
   bool fragment = false;
+  /// An index at an affine address whose other operands have no lanes: lane l is at base + offsets[l], and its
+  /// scalar pointers (`lanes`) are built only where an access needs them (pointerLane).
+  const UOp *base = nullptr;
+  std::vector<int64_t> offsets;
 };
 
 class Expander {
@@ -258,16 +264,38 @@ private:
     Expanded e;
     e.axes = axes;
     std::optional<Coefs> affine = coefsOf(u->src(1));
-    const UOp *base = affine ? scalarAt(u->src(1), laneValues(axes, 0)) : nullptr; // lane 0: every axis at 0
+    if (affine) {
+      e.base = scalarAt(u->src(1), laneValues(axes, 0)); // lane 0: every axis at 0
+      for (int64_t l = 0; l < laneCount(axes); ++l)
+        e.offsets.push_back(offsetAt(*affine, laneValues(axes, l)));
+    }
+    bool uniform = true; // the other operands (valid) have no lanes
+    for (size_t i = 2; i < u->numSrc(); ++i)
+      uniform = uniform && done_.at(u->src(i)).axes.empty();
+    if (affine && uniform)
+      return e;
+    e.base = nullptr;
     for (int64_t l = 0; l < laneCount(axes); ++l) {
       std::map<const UOp *, int64_t> values = laneValues(axes, l);
       std::vector<const UOp *> src = {done_.at(u->src(0)).node};
-      src.push_back(affine ? plus(base, offsetAt(*affine, values)) : scalarAt(u->src(1), values));
+      src.push_back(affine ? plus(scalarAt(u->src(1), laneValues(axes, 0)), e.offsets[size_t(l)])
+                           : scalarAt(u->src(1), values));
       for (size_t i = 2; i < u->numSrc(); ++i)
         src.push_back(scalarAt(u->src(i), values));
       e.lanes.push_back(ctx_.make(Op::Index, u->dtype(), src, u->arg()));
     }
     return e;
+  }
+
+  /// index(buf, base + k, rest...) of an affine index (its operands' expansions), as a pointer to n elements.
+  const UOp *indexAt(const UOp *index, const Expanded &p, int64_t k, int64_t n) {
+    std::vector<const UOp *> src = {done_.at(index->src(0)).node, plus(p.base, k)};
+    for (size_t i = 2; i < index->numSrc(); ++i)
+      src.push_back(done_.at(index->src(i)).node);
+    DType d = index->dtype();
+    if (n > 1)
+      d = d.pointee().element().vec(uint16_t(n)).ptr(d.addrSpace());
+    return ctx_.make(Op::Index, d, src, index->arg());
   }
 
   /// An address affine in the expanded ranges, u = u(ranges at 0) + sum of c_r * r: the coefficients c_r.
@@ -352,19 +380,101 @@ private:
     return out;
   }
 
-  const UOp *pointerLane(const Expanded &p, const Axes &axes, int64_t lane) {
+  /// The scalar pointer of `lane` (of `axes`) of the expanded pointer `index`.
+  const UOp *pointerLane(const UOp *index, const Axes &axes, int64_t lane) {
+    const Expanded &p = done_.at(index);
     if (p.axes.empty())
       return p.node;
-    return p.lanes[size_t(laneOf(p.axes, laneValues(axes, lane)))];
+    size_t l = size_t(laneOf(p.axes, laneValues(axes, lane)));
+    return p.base ? indexAt(index, p, p.offsets[l], 1) : p.lanes[l];
+  }
+
+  /// On a vector target, the runs of adjacent lanes of an affine index (coalesce's pieces, found from the offsets
+  /// without a scalar access per lane); empty when no two lanes are adjacent or two lanes share an address.
+  std::vector<Run> vectorRuns(const Expanded &p) {
+    if (!target_.vectorALU || !p.base)
+      return {};
+    std::vector<int64_t> sorted = p.offsets;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      return {};
+    std::vector<Run> runs = cutRuns(sorted, target_.maxVectorAccess);
+    bool useful = std::any_of(runs.begin(), runs.end(), [](const Run &r) { return r.n > 1; });
+    return useful ? runs : std::vector<Run>{};
+  }
+
+  /// The run holding `offset`.
+  static size_t runOf(const std::vector<Run> &runs, int64_t offset) {
+    auto after =
+        std::upper_bound(runs.begin(), runs.end(), offset, [](int64_t off, const Run &r) { return off < r.start; });
+    return size_t(after - runs.begin()) - 1;
+  }
+
+  /// load(p) of an affine index: one load per run, each lane the element of its run's load.
+  const UOp *vectorLoad(const UOp *u, const Expanded &p) {
+    std::vector<Run> runs = vectorRuns(p);
+    if (runs.empty() || u->numSrc() != 1)
+      return nullptr;
+    std::vector<const UOp *> loads;
+    for (const Run &r : runs)
+      loads.push_back(ctx_.make(Op::Load, u->dtype().vec(uint16_t(r.n)), {indexAt(u->src(0), p, r.start, r.n)}));
+    bool inOrder =
+        runs.size() == 1 && size_t(runs[0].n) == p.offsets.size() && std::is_sorted(p.offsets.begin(), p.offsets.end());
+    if (inOrder)
+      return loads[0];
+    std::vector<const UOp *> lanes;
+    for (int64_t off : p.offsets) {
+      size_t r = runOf(runs, off);
+      const UOp *load = loads[r];
+      lanes.push_back(runs[r].n == 1 ? load
+                                     : ctx_.make(Op::Gep, u->dtype(), {load}, Arg::tuple({Arg(off - runs[r].start)})));
+    }
+    return simplifyNode(ctx_.make(Op::Vectorize, u->dtype().vec(uint16_t(lanes.size())), lanes));
+  }
+
+  /// store(p, v) of an affine index with the lanes of v: one store per run of the lanes of v it holds.
+  const UOp *vectorStore(const UOp *u, const Axes &axes) {
+    const Expanded &p = done_.at(u->src(0));
+    std::vector<Run> runs = p.axes == axes && u->numSrc() == 2 ? vectorRuns(p) : std::vector<Run>{};
+    if (runs.empty())
+      return nullptr;
+    std::map<int64_t, int64_t> laneAt; // offset -> lane
+    for (size_t l = 0; l < p.offsets.size(); ++l)
+      laneAt[p.offsets[l]] = int64_t(l);
+    const Expanded &v = done_.at(u->src(1));
+    std::vector<const UOp *> stores;
+    for (const Run &r : runs) {
+      std::vector<int64_t> lanes;
+      for (int64_t k = 0; k < r.n; ++k)
+        lanes.push_back(laneAt.at(r.start + k));
+      stores.push_back(ctx_.make(Op::Store, dt::Void, {indexAt(u->src(0), p, r.start, r.n), lanesOf(v, axes, lanes)}));
+    }
+    return stores.size() == 1 ? stores[0] : ctx_.make(Op::Noop, dt::Void, stores);
+  }
+
+  /// The value of x at these lanes of `axes` (a scalar for one lane).
+  const UOp *lanesOf(const Expanded &x, const Axes &axes, const std::vector<int64_t> &lanes) {
+    if (lanes.size() == 1)
+      return laneOfValue(x, axes, lanes[0]);
+    std::vector<Arg> picks;
+    for (int64_t l : lanes)
+      picks.push_back(Arg(laneOf(x.axes, laneValues(axes, l))));
+    DType d = x.node->dtype().element().vec(uint16_t(lanes.size()));
+    if (x.axes.empty() && x.node->isConst())
+      return ctx_.make(Op::Const, d, {}, x.node->arg());
+    if (x.axes.empty())
+      return ctx_.make(Op::Vectorize, d, std::vector<const UOp *>(lanes.size(), x.node));
+    return simplifyNode(ctx_.make(Op::Gep, d, {x.node}, Arg(picks)));
   }
 
   Expanded expandLoad(const UOp *u, const Axes &axes) {
-    const Expanded &p = done_.at(u->src(0));
     if (axes.empty())
       return rebuilt(u);
+    if (const UOp *v = vectorLoad(u, done_.at(u->src(0))))
+      return {v, axes, {}};
     std::vector<const UOp *> loads;
     for (int64_t l = 0; l < laneCount(axes); ++l) {
-      std::vector<const UOp *> src = {pointerLane(p, axes, l)};
+      std::vector<const UOp *> src = {pointerLane(u->src(0), axes, l)};
       for (size_t i = 1; i < u->numSrc(); ++i)
         src.push_back(laneOfValue(done_.at(u->src(i)), axes, l));
       loads.push_back(ctx_.make(Op::Load, u->dtype(), src));
@@ -376,10 +486,11 @@ private:
   Expanded expandStore(const UOp *u, const Axes &axes) {
     if (axes.empty())
       return rebuilt(u);
-    const Expanded &p = done_.at(u->src(0));
+    if (const UOp *s = vectorStore(u, axes))
+      return {s, {}, {}};
     std::vector<const UOp *> stores;
     for (int64_t l = 0; l < laneCount(axes); ++l) {
-      std::vector<const UOp *> src = {pointerLane(p, axes, l)};
+      std::vector<const UOp *> src = {pointerLane(u->src(0), axes, l)};
       for (size_t i = 1; i < u->numSrc(); ++i)
         src.push_back(laneOfValue(done_.at(u->src(i)), axes, l));
       stores.push_back(ctx_.make(Op::Store, dt::Void, src));

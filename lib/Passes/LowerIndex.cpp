@@ -28,11 +28,18 @@ const UOp *lowerKernel(const UOp *kernel) {
   std::vector<const UOp *> src;
   for (const UOp *u : order) {
     src.clear();
-    for (const UOp *s : u->src())
+    bool same = true;
+    for (const UOp *s : u->src()) {
       src.push_back(done.at(s));
+      same = same && src.back() == s;
+    }
     DType d = u->dtype();
     if (!d.isPtr() && d.element().isIndex())
       d = width.vec(d.lanes());
+    if (same && d == u->dtype()) {
+      done[u] = u; // neither an index value nor over one
+      continue;
+    }
     done[u] = ctx.make(u->op(), d, src, u->arg(), u->hasShape() ? std::optional<Shape>(u->shapeVec()) : std::nullopt,
                        u->tag());
   }
