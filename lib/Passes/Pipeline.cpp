@@ -25,6 +25,7 @@ const std::vector<NamedPipeline> &namedPipelines() {
        "collapse-loops,"            // CPU: few outer iterations -> the next loop joins the outermost (threads)
        "decompose-transcendentals," // exp2/log2/sin as polynomials: vectorizable, same results on every target
        "gpudims,"                   // GPU targets: output loops -> launch indices, group reduces via local memory
+       "simplify,"                  // the actions' r_o*a + r_i under reshape's div/mod fold: addresses turn affine
        "expand,"                    // upcast/unroll ranges -> vector lanes; memory accesses one per lane
        "lower-reduce,"              // reduces become register accumulators (explicit loads and stores)
        "simplify,"                  // lane addresses fold to base + constant
@@ -36,7 +37,7 @@ const std::vector<NamedPipeline> &namedPipelines() {
        "simplify,"                  // fold what the lowering exposed
        "linearize",                 // each kernel becomes the ordered list renderers walk
        "A scheduled program to kernels ready for a renderer: optimize, collapse-loops, decompose-transcendentals, "
-       "gpudims, expand, lower-reduce, simplify, contract, devectorize, coalesce, lower-index, lower-divmod, "
+       "gpudims, simplify, expand, lower-reduce, simplify, contract, devectorize, coalesce, lower-index, lower-divmod, "
        "simplify, linearize."},
   };
   return pipelines;
