@@ -452,7 +452,8 @@ private:
 
 class Rangeify {
 public:
-  explicit Rangeify(const UOp *root) : root_(root), ctx_(root->ctx()), order_(toposort(root)) {}
+  Rangeify(const UOp *root, std::map<std::string, int64_t> &stats)
+      : root_(root), ctx_(root->ctx()), order_(toposort(root)), stats_(stats) {}
 
   const UOp *run() {
     for (const UOp *u : order_)
@@ -461,6 +462,7 @@ public:
     for (const UOp *o : root_->src())
       realized_.insert(o->src(0));
     while (true) {
+      stats_["rangeify.rounds"] += 1;
       std::map<const UOp *, ReduceUse> uses;
       const UOp *program = buildAll(uses);
       if (!program)
@@ -544,6 +546,7 @@ private:
         continue;
       while (true) {
         try {
+          stats_["rangeify.kernel-builds"] += 1;
           KernelBuilder kb(ctx_, kernel, bufs, uses);
           calls.push_back(kb.build(u, bufs.of.at(u), false));
           break;
@@ -569,6 +572,7 @@ private:
   std::vector<const UOp *> order_;
   std::set<const UOp *> realized_;
   std::unordered_map<const UOp *, const UOp *> simplified_;
+  std::map<std::string, int64_t> &stats_;
 };
 
 } // namespace
@@ -585,7 +589,7 @@ const UOp *runRangeify(const UOp *root, PassContext &pc) {
       return nullptr;
     }
   }
-  return Rangeify(root).run();
+  return Rangeify(root, pc.stats).run();
 }
 
 } // namespace tgc
