@@ -253,13 +253,12 @@ const UOp *linearizeKernel(const UOp *sink) {
 }
 
 const UOp *runLinearize(const UOp *root, PassContext &pc) {
-  static const PatternMatcher pm(
-      "linearize", {{UPat::any({Op::Sink}),
-                     [](const Match &m) { return isKernelRoot(m.root()) ? linearizeKernel(m.root()) : nullptr; },
-                     "sink(kernel) -> linear(ops in loop order)"}});
-  RewriteOptions opts;
-  opts.order = RewriteOrder::NodeFirst; // a kernel is linearized whole, before its inside is visited
-  return graphRewrite(root, pm, opts);
+  return mapKernels(root, [&](const UOp *k) -> const UOp * {
+    if (k->op() != Op::Sink)
+      return nullptr; // linearized already
+    pc.stats["linearize.kernels"] += 1;
+    return linearizeKernel(k);
+  });
 }
 
 } // namespace tgc

@@ -48,15 +48,6 @@ const UOp *lowerKernel(const UOp *kernel) {
 
 } // namespace
 
-const UOp *runLowerIndex(const UOp *root, PassContext &pc) {
-  static const PatternMatcher pm(
-      "lower-index", {{UPat::any({Op::Sink, Op::Linear}),
-                       [](const Match &m) { return isKernelRoot(m.root()) ? lowerKernel(m.root()) : nullptr; },
-                       "index -> i32 (or i64 when an index value may not fit)"}});
-  RewriteOptions opts;
-  opts.order = RewriteOrder::NodeFirst;
-  // a lowered kernel matches again but changes nothing, so the rewrite stops there
-  return graphRewrite(root, pm, opts);
-}
+const UOp *runLowerIndex(const UOp *root, PassContext &) { return mapKernels(root, lowerKernel); }
 
 } // namespace tgc

@@ -5,6 +5,7 @@
 
 #include "Passes/ProgramInfo.h"
 
+#include "IR/NodeMap.h"
 #include "IR/SymbolicDims.h"
 
 #include <map>
@@ -66,6 +67,35 @@ bool isKernelRoot(const UOp *u) {
     return false;
   return std::none_of(u->src().begin(), u->src().end(),
                       [](const UOp *s) { return s->op() == Op::Call || s->op() == Op::Output; });
+}
+
+const UOp *mapKernels(const UOp *root, const std::function<const UOp *(const UOp *kernel)> &fn) {
+  NodeMap<const UOp *> done;
+  std::vector<std::pair<const UOp *, size_t>> stack = {{root, 0}};
+  std::vector<const UOp *> src;
+  while (!stack.empty()) {
+    auto &[u, next] = stack.back();
+    bool kernel = isKernelRoot(u);
+    if (!kernel && next < u->numSrc()) {
+      const UOp *s = u->src(next++);
+      if (!done.find(s))
+        stack.emplace_back(s, 0);
+      continue;
+    }
+    const UOp *r = u;
+    if (kernel) {
+      const UOp *k = fn(u);
+      r = k ? k : u;
+    } else {
+      src.clear();
+      for (const UOp *s : u->src())
+        src.push_back(*done.find(s));
+      r = u->ctx().withSrc(u, src);
+    }
+    done.insert(u, r);
+    stack.pop_back();
+  }
+  return *done.find(root);
 }
 
 CallAccess callAccess(const UOp *call) {

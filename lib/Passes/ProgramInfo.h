@@ -6,6 +6,7 @@
 
 #include "IR/UOp.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct CallAccess {
 /// Whether `u` is the root of a kernel: a sink or linear whose items are neither calls (a program) nor outputs (a
 /// tensor graph).
 bool isKernelRoot(const UOp *u);
+
+/// `root` with each kernel k reachable from it replaced by fn(k) (k itself when fn returns nullptr or k). The walk
+/// does not enter kernels, so a pass that rewrites whole kernels costs nothing per node of the kernels it leaves.
+const UOp *mapKernels(const UOp *root, const std::function<const UOp *(const UOp *kernel)> &fn);
 
 /// A range's axis id and kind ("loop", "reduce", "upcast", "unroll"): its arg [id, kind].
 int64_t rangeId(const UOp *range);
