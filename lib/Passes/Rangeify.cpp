@@ -540,26 +540,33 @@ private:
         bufs.of[u] = buffer(id++, u, "temp", "");
     std::vector<const UOp *> calls;
     int kernel = 0;
-    bool grew = false;
-    for (const UOp *u : order_) {
-      if (!realized_.count(u) || u->op() == Op::Input || u->op() == Op::Weight)
-        continue;
+    std::vector<const UOp *> grown; // realized while building this round
+    auto buildKernel = [&](const UOp *u) {
       while (true) {
         try {
           stats_["rangeify.kernel-builds"] += 1;
           KernelBuilder kb(ctx_, kernel, bufs, uses);
-          calls.push_back(kb.build(u, bufs.of.at(u), false));
-          break;
+          return kb.build(u, bufs.of.at(u), false);
         } catch (const RealizeFirst &r) { // realize it and build this kernel again; the round is redone after
           realized_.insert(r.node);
           bufs.of[r.node] = buffer(id++, r.node, "temp", "");
-          grew = true;
+          grown.push_back(r.node);
         }
       }
+    };
+    for (const UOp *u : order_) {
+      if (!realized_.count(u) || u->op() == Op::Input || u->op() == Op::Weight)
+        continue;
+      calls.push_back(buildKernel(u));
       ++kernel;
     }
-    if (grew)
+    if (!grown.empty()) {
+      // The round is redone. Build the kernels of the values it realized (passed before they were realized) now,
+      // so what those must realize in turn is found in this round, not one round per level of a nest of reduces.
+      for (size_t i = 0; i < grown.size(); ++i)
+        buildKernel(grown[i]);
       return nullptr;
+    }
     for (auto [v, b] : copies) {
       KernelBuilder kb(ctx_, kernel++, bufs, uses);
       calls.push_back(kb.build(v, b, true));
