@@ -264,22 +264,22 @@ private:
     Expanded e;
     e.axes = axes;
     std::optional<Coefs> affine = coefsOf(u->src(1));
-    if (affine) {
-      e.base = scalarAt(u->src(1), laneValues(axes, 0)); // lane 0: every axis at 0
-      for (int64_t l = 0; l < laneCount(axes); ++l)
-        e.offsets.push_back(offsetAt(*affine, laneValues(axes, l)));
-    }
+    const UOp *base = affine ? scalarAt(u->src(1), laneValues(axes, 0)) : nullptr; // lane 0: every axis at 0
+    std::vector<int64_t> offsets;
+    for (int64_t l = 0; affine && l < laneCount(axes); ++l)
+      offsets.push_back(offsetAt(*affine, laneValues(axes, l)));
     bool uniform = true; // the other operands (valid) have no lanes
     for (size_t i = 2; i < u->numSrc(); ++i)
       uniform = uniform && done_.at(u->src(i)).axes.empty();
-    if (affine && uniform)
+    if (affine && uniform) {
+      e.base = base;
+      e.offsets = std::move(offsets);
       return e;
-    e.base = nullptr;
+    }
     for (int64_t l = 0; l < laneCount(axes); ++l) {
       std::map<const UOp *, int64_t> values = laneValues(axes, l);
       std::vector<const UOp *> src = {done_.at(u->src(0)).node};
-      src.push_back(affine ? plus(scalarAt(u->src(1), laneValues(axes, 0)), e.offsets[size_t(l)])
-                           : scalarAt(u->src(1), values));
+      src.push_back(affine ? plus(base, offsets[size_t(l)]) : scalarAt(u->src(1), values));
       for (size_t i = 2; i < u->numSrc(); ++i)
         src.push_back(scalarAt(u->src(i), values));
       e.lanes.push_back(ctx_.make(Op::Index, u->dtype(), src, u->arg()));
@@ -498,8 +498,8 @@ private:
     return {vectorAccess(ctx_.make(Op::Noop, dt::Void, stores), coalesceStoreLanes), {}, {}};
   }
 
-  /// On vector targets, lanes at base + 0, 1, ... (affine addresses) become vector accesses here, so the passes
-  /// before coalesce do not carry a node per lane; coalesce merges what needs simplify first (lane masks).
+  /// On vector targets, per-lane accesses that coalesce's rewrite can merge already (lanes at base + k sharing one
+  /// mask node) become vector accesses here; the coalesce pass merges what needs simplify first.
   const UOp *vectorAccess(const UOp *lanes, const UOp *(*coalesce)(const UOp *, int64_t)) {
     if (!target_.vectorALU)
       return lanes;

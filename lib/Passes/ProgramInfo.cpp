@@ -70,29 +70,31 @@ bool isKernelRoot(const UOp *u) {
 }
 
 const UOp *mapKernels(const UOp *root, const std::function<const UOp *(const UOp *kernel)> &fn) {
+  auto mapped = [&](const UOp *k) {
+    const UOp *r = fn(k);
+    return r ? r : k;
+  };
+  if (isKernelRoot(root))
+    return mapped(root);
   NodeMap<const UOp *> done;
-  std::vector<std::pair<const UOp *, size_t>> stack = {{root, 0}};
+  std::vector<std::pair<const UOp *, size_t>> stack = {{root, 0}}; // nodes outside kernels
   std::vector<const UOp *> src;
   while (!stack.empty()) {
     auto &[u, next] = stack.back();
-    bool kernel = isKernelRoot(u);
-    if (!kernel && next < u->numSrc()) {
+    if (next < u->numSrc()) {
       const UOp *s = u->src(next++);
-      if (!done.find(s))
+      if (done.find(s))
+        continue;
+      if (isKernelRoot(s))
+        done.insert(s, mapped(s));
+      else
         stack.emplace_back(s, 0);
       continue;
     }
-    const UOp *r = u;
-    if (kernel) {
-      const UOp *k = fn(u);
-      r = k ? k : u;
-    } else {
-      src.clear();
-      for (const UOp *s : u->src())
-        src.push_back(*done.find(s));
-      r = u->ctx().withSrc(u, src);
-    }
-    done.insert(u, r);
+    src.clear();
+    for (const UOp *s : u->src())
+      src.push_back(*done.find(s));
+    done.insert(u, u->ctx().withSrc(u, src));
     stack.pop_back();
   }
   return *done.find(root);
