@@ -41,6 +41,7 @@
 #include "Passes/ProgramInfo.h"
 #include "Passes/SimplifyRules.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -421,6 +422,9 @@ private:
   /// Record where a fused reduce is used, and whether that recomputes it.
   void noteUse(const UOp *node, const Index &idx) {
     ReduceUse &u = uses_[node];
+    bool another = false; // lowered at another index of this kernel (r + r^T): stored before its operands repeat
+    for (const auto &[kernel, at] : u.positions)
+      another = another || (kernel == kernelId_ && at != idx);
     u.positions.insert({kernelId_, idx});
     std::unordered_set<const UOp *> used;
     for (const UOp *i : idx)
@@ -428,12 +432,14 @@ private:
         if (n->op() == Op::Range)
           used.insert(n);
     bool inReduce = false;
+    bool recomputed = false;
     for (const UOp *r : active_) {
       inReduce = inReduce || r->arg().getTuple()[1].getString() == "reduce";
-      u.recomputed = u.recomputed || !used.count(r);
+      recomputed = recomputed || !used.count(r);
     }
-    u.recomputedInReduce = u.recomputedInReduce || (u.recomputed && inReduce);
-    if (node->op() == Op::ReduceAxis && (u.recomputed || inReduce))
+    u.recomputed = u.recomputed || recomputed;
+    u.recomputedInReduce = u.recomputedInReduce || (recomputed && inReduce);
+    if (node->op() == Op::ReduceAxis && (recomputed || inReduce || another))
       throw RealizeFirst{node}; // rule 3, at once
   }
 
@@ -453,7 +459,17 @@ private:
 class Rangeify {
 public:
   Rangeify(const UOp *root, std::map<std::string, int64_t> &stats)
-      : root_(root), ctx_(root->ctx()), order_(toposort(root)), stats_(stats) {}
+      : root_(root), ctx_(root->ctx()), order_(toposort(root)), stats_(stats) {
+    for (const UOp *u : order_) {
+      bool varies = u->op() == Op::Input || u->op() == Op::DefineVar;
+      for (const UOp *s : u->src()) {
+        users_[s].push_back(u);
+        varies = varies || varying_.count(s);
+      }
+      if (varies)
+        varying_.insert(u);
+    }
+  }
 
   const UOp *run() {
     for (const UOp *u : order_)
@@ -471,7 +487,7 @@ public:
       bool changed = false;
       for (auto &[r, use] : uses)
         if (r->op() == Op::ReduceAxis && (use.recomputed || use.positions.size() > 1))
-          changed = realized_.insert(r).second || changed;
+          changed = realize(r) || changed;
       if (changed)
         continue;
       std::set<const UOp *> expensive;
@@ -479,13 +495,51 @@ public:
         if (r->op() != Op::ReduceAxis && use.recomputedInReduce)
           expensive.insert(r);
       for (const UOp *r : outermost(expensive))
-        changed = realized_.insert(r).second || changed;
+        changed = realize(r) || changed;
       if (!changed)
         return program;
     }
   }
 
 private:
+  /// Realizes `v` (rules 3 and 6) together with its epilogue: the elementwise work on it up to where it leaves
+  /// through one node. False when that is realized already.
+  bool realize(const UOp *v) { return realized_.insert(epilogueEnd(v)).second; }
+
+  /// Where the elementwise work on `v` ends: the node through which all of it is read, when there is one. Storing
+  /// that node instead of `v` computes the epilogue once (a matmul's bias and activation, a layer norm's rsqrt)
+  /// instead of in every kernel, and at every loop step, that reads `v`. The work is `v` and the elementwise ops
+  /// and reshapes over it (a matmul's reduce is reshaped before its bias is added); it is read elsewhere through
+  /// a consumer that is not such a node, or as a stored value. A weight-only `v` (run once) keeps its own buffer when the end reads an input.
+  const UOp *epilogueEnd(const UOp *v) {
+    const size_t limit = 64; // a long residual stream is not searched
+    std::vector<const UOp *> work = {v};
+    std::unordered_set<const UOp *> seen = {v};
+    const UOp *end = nullptr;
+    while (!work.empty()) {
+      const UOp *u = work.back();
+      work.pop_back();
+      bool leaves = u != v && realized_.count(u);
+      for (const UOp *c : leaves ? std::vector<const UOp *>{} : users_[u]) {
+        bool epilogue = c->op() == Op::Reshape || (group::elementwise().contains(c->op()) && sameShape(c, u));
+        leaves = leaves || !epilogue;
+        if (epilogue && seen.insert(c).second)
+          work.push_back(c);
+      }
+      if (seen.size() > limit || (leaves && end && end != u))
+        return v;
+      if (leaves)
+        end = u;
+    }
+    if (!end || (!varying_.count(v) && varying_.count(end)))
+      return v;
+    return end;
+  }
+
+  static bool sameShape(const UOp *a, const UOp *b) {
+    return std::ranges::equal(a->shape(), b->shape()) && std::ranges::equal(a->dimVars(), b->dimVars());
+  }
+
   /// The nodes of `set` that no other node of it computes from: storing those ends the recomputation of the rest.
   static std::vector<const UOp *> outermost(const std::set<const UOp *> &set) {
     std::set<const UOp *> inner;
@@ -548,9 +602,10 @@ private:
           KernelBuilder kb(ctx_, kernel, bufs, uses);
           return kb.build(u, bufs.of.at(u), false);
         } catch (const RealizeFirst &r) { // realize it and build this kernel again; the round is redone after
-          realized_.insert(r.node);
-          bufs.of[r.node] = buffer(id++, r.node, "temp", "");
-          grown.push_back(r.node);
+          const UOp *v = r.node->op() == Op::ReduceAxis ? epilogueEnd(r.node) : r.node;
+          realized_.insert(v);
+          bufs.of[v] = buffer(id++, v, "temp", "");
+          grown.push_back(v);
         }
       }
     };
@@ -578,6 +633,8 @@ private:
   Context &ctx_;
   std::vector<const UOp *> order_;
   std::set<const UOp *> realized_;
+  std::unordered_map<const UOp *, std::vector<const UOp *>> users_;
+  std::unordered_set<const UOp *> varying_; // what depends on an input or a variable (not computed once)
   std::unordered_map<const UOp *, const UOp *> simplified_;
   std::map<std::string, int64_t> &stats_;
 };
