@@ -33,6 +33,9 @@
 //   6. an expensive elementwise value (exp2, log2, sin, sqrt, recip, fdiv, pow) read inside a reduce at an index
 //      that ignores one of the loops around it (gelu before a matmul is recomputed for every output column):
 //      computing it once into a buffer is cheaper. Found the same way as 3, once no reduce is left to realize.
+// Rules 3 and 6 store a value together with its epilogue: the elementwise ops and reshapes over it up to the one
+// node through which all of them are read (a matmul's bias and relu, a layer norm's rsqrt, softmax's 1/sum) are
+// computed once in the value's kernel, and that node is what is stored (`epilogueEnd`).
 
 #include "IR/Infer.h"
 #include "IR/Rewrite.h"
@@ -422,9 +425,6 @@ private:
   /// Record where a fused reduce is used, and whether that recomputes it.
   void noteUse(const UOp *node, const Index &idx) {
     ReduceUse &u = uses_[node];
-    bool another = false; // lowered at another index of this kernel (r + r^T): stored before its operands repeat
-    for (const auto &[kernel, at] : u.positions)
-      another = another || (kernel == kernelId_ && at != idx);
     u.positions.insert({kernelId_, idx});
     std::unordered_set<const UOp *> used;
     for (const UOp *i : idx)
@@ -439,7 +439,7 @@ private:
     }
     u.recomputed = u.recomputed || recomputed;
     u.recomputedInReduce = u.recomputedInReduce || (recomputed && inReduce);
-    if (node->op() == Op::ReduceAxis && (recomputed || inReduce || another))
+    if (node->op() == Op::ReduceAxis && (recomputed || inReduce))
       throw RealizeFirst{node}; // rule 3, at once
   }
 
@@ -510,7 +510,8 @@ private:
   /// that node instead of `v` computes the epilogue once (a matmul's bias and activation, a layer norm's rsqrt)
   /// instead of in every kernel, and at every loop step, that reads `v`. The work is `v` and the elementwise ops
   /// and reshapes over it (a matmul's reduce is reshaped before its bias is added); it is read elsewhere through
-  /// a consumer that is not such a node, or as a stored value. A weight-only `v` (run once) keeps its own buffer when the end reads an input.
+  /// a consumer that is not such a node, or as a stored value. A weight-only `v` (run once) keeps its own buffer when
+  /// the end reads an input.
   const UOp *epilogueEnd(const UOp *v) {
     const size_t limit = 64; // a long residual stream is not searched
     std::vector<const UOp *> work = {v};
@@ -603,6 +604,8 @@ private:
           return kb.build(u, bufs.of.at(u), false);
         } catch (const RealizeFirst &r) { // realize it and build this kernel again; the round is redone after
           const UOp *v = r.node->op() == Op::ReduceAxis ? epilogueEnd(r.node) : r.node;
+          if (realized_.count(v)) // its epilogue is stored already, yet this kernel recomputes it: store it too
+            v = r.node;
           realized_.insert(v);
           bufs.of[v] = buffer(id++, v, "temp", "");
           grown.push_back(v);
