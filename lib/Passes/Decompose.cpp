@@ -365,11 +365,14 @@ const UOp *padMode(const Match &m) {
   return x.uop();
 }
 
-/// arange(start, stop, step) = cumsum of n copies of step, plus start - step
+/// arange(start, stop, step) = cumsum of n copies of step, plus start - step. With integer start and step it
+/// stays: rangeify computes start + i*step at each index, exactly, and a one-hot sum over it can then collapse.
 const UOp *arange(const Match &m) {
   const UOp *u = m.root();
   int64_t n = u->shapeVec()[0];
   const auto &t = u->arg().getTuple();
+  if (n > 0 && t[0].isInt() && t[2].isInt())
+    return nullptr;
   Tensor steps = Tensor::full(u->ctx(), u->dtype(), {n}, argNum(t[2]));
   if (n == 0)
     return steps.uop();
@@ -450,7 +453,8 @@ const PatternMatcher &matcher() {
           {any({Op::Cumsum}), guarded<cumsum>, "cumsum(x) -> sum(pool(pad(x, n-1 before)))"},
           {any({Op::PadMode}), guarded<padMode>,
            "pad_mode(x, reflect) -> where(in x, pad(x), where(in left, pad(flip(x[1:b+1])), pad(flip(...))))"},
-          {any({Op::Arange}), guarded<arange>, "arange(a, b, s) -> cumsum(full(n, s)) + (a - s)"},
+          {any({Op::Arange}), guarded<arange>,
+           "arange(a, b, s) -> cumsum(full(n, s)) + (a - s)  (a or s not an integer)"},
       },
       /*preservesTypes=*/true);
   return pm;

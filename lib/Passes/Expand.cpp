@@ -90,7 +90,7 @@ struct Expanded {
   /// An index at an affine address whose other operands have no lanes: lane l is at base + offsets[l], and its
   /// scalar pointers (`lanes`) are built only where an access needs them (pointerLane).
   const UOp *base = nullptr;
-  std::vector<int64_t> offsets;
+  std::vector<int64_t> offsets = {};
 };
 
 class Expander {

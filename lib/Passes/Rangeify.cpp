@@ -10,7 +10,7 @@
 //     the bounds check (the value is 0 outside);
 //   - elementwise ops lower their operands at the same index and combine them;
 //   - reduce_axis gets new ranges for its reduced axes and becomes a `reduce` over them;
-//   - an input, weight or realized tensor is a load from its buffer.
+//   - an input, weight or realized tensor is a load from its buffer; an arange is start + i*step.
 // What is realized (the kernel split rules, docs/passes.md):
 //   1. every output's value, into the output's buffer (an output of an input, of a constant-free copy of another
 //      realized tensor, gets a copy kernel);
@@ -236,6 +236,13 @@ private:
     }
   }
 
+  /// An arange at index i: start + i*step in index arithmetic, cast once to its dtype (as the interpreter computes
+  /// it; decompose leaves only aranges with integer start and step).
+  const UOp *arangeAt(const UOp *node, const UOp *i) {
+    const auto &t = node->arg().getTuple();
+    return ctx_.cast(add(mul(i, t[2].getInt()), constIndex(t[0].getInt())), node->dtype());
+  }
+
   static bool isSingleOperand(Op op) {
     return op == Op::Contiguous || op == Op::Copy || op == Op::ReduceAxis || opGroup(op) == OpGroup::Movement;
   }
@@ -263,8 +270,8 @@ private:
       }
     }
     Op op = node->op();
-    if (op == Op::Const) {
-      const UOp *r = ctx_.make(Op::Const, node->dtype(), {}, node->arg());
+    if (op == Op::Const || op == Op::Arange) {
+      const UOp *r = op == Op::Const ? ctx_.make(Op::Const, node->dtype(), {}, node->arg()) : arangeAt(node, idx[0]);
       if (memoize)
         memo_.emplace(std::make_tuple(node, idx, valid), r);
       return r;
@@ -650,7 +657,7 @@ const UOp *runRangeify(const UOp *root, PassContext &pc) {
     return nullptr;
   }
   for (const UOp *u : toposort(root)) {
-    if (group::composite().contains(u->op())) {
+    if (group::composite().contains(u->op()) && u->op() != Op::Arange) { // arange: an index, lowered directly
       pc.diags.error(Loc{pc.module.fileName, 0, 0}, "rangeify needs primitive ops; run 'decompose' first (found '" +
                                                         std::string(opName(u->op())) + "')");
       return nullptr;

@@ -64,8 +64,8 @@ std::vector<Rule> foldRules() {
 static const PatternMatcher &matcher() {
   static const PatternMatcher pm = [] {
     std::vector<Rule> rules;
-    for (auto family :
-         {emptyRules, foldRules, identityRules, sumRules, divModRules, compareRules, whereRules, vectorRules})
+    for (auto family : {emptyRules, foldRules, identityRules, sumRules, divModRules, compareRules, whereRules,
+                        vectorRules, reduceRules})
       for (Rule &r : family())
         rules.push_back(std::move(r));
     return PatternMatcher("simplify", std::move(rules), /*preservesTypes=*/true);

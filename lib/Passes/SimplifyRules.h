@@ -36,6 +36,7 @@ std::vector<Rule> compareRules();
 std::vector<Rule> whereRules();
 std::vector<Rule> vectorRules();
 std::vector<Rule> emptyRules();
+std::vector<Rule> reduceRules();
 
 /// `a` goes to the left of `b` in a commutative op: non-constants first, then a deterministic structural order.
 bool leftOf(const UOp *a, const UOp *b);
