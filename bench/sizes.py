@@ -2,7 +2,8 @@
 """tgc at the sizes users run, side by side with OpenBLAS (numpy), PyTorch and tinygrad, with the machine's limits.
 
 Workloads (fp32): GEMM 512/1024/2048 (operands as inputs), the 784-512-512-10 MLP at batch 64, the beautiful_mnist
-CNN at batch 128, elementwise add of 2 x 16M floats, and the sum of 64M floats. For each, tgc compiles an executable
+CNN at batch 128, elementwise add of 2 x 16M floats, the sum of 64M floats, and an embedding lookup of 128 tokens in
+a 32000 x 512 table. For each, tgc compiles an executable
 (`tgc compile`, timed: median of --reps), then every contender runs in --rounds interleaved rounds (the order
 rotates per round); each run reports the median of --bench calls after a warm-up call, and the table shows the
 median of the per-round medians. Ratios are baseline / tgc: > 1 means tgc is faster.
@@ -58,6 +59,14 @@ def mlp_uop():
     return text
 
 
+EMBED_V, EMBED_D, EMBED_T = 32000, 512, 128
+
+
+def embed_uop():
+    return ('weights "embed32k.safetensors"\n%%w = weight "w" : f32[%d, %d]\n%%i = input "ids" : i32[%d]\n'
+            '%%y = embedding(%%w, %%i)\n%%o = output(%%y) "y"\n%%root = sink(%%o)\n' % (EMBED_V, EMBED_D, EMBED_T))
+
+
 def cnn_uop():
     return open(os.path.join(ROOT, "bench", "models", "mnist_cnn_b128.uop")).read()
 
@@ -71,6 +80,7 @@ WORKLOADS = {
     "cnn_b128": (cnn_uop, None, None),
     "add16M": (add_uop, None, 3 * 4 * ADD_N),
     "sum64M": (sum_uop, None, 4 * SUM_N),
+    "embed32k": (embed_uop, None, None),
 }
 
 
@@ -91,7 +101,7 @@ if name.startswith("gemm"):
     out = Tensor(rng.standard_normal((n, n), dtype=np.float32)) @ Tensor(rng.standard_normal((n, n), dtype=np.float32))
 elif name == "add16M":
     out = Tensor(rng.standard_normal(16 << 20, dtype=np.float32)) + Tensor(rng.standard_normal(16 << 20, dtype=np.float32))
-elif name in ("mlp_b64", "cnn_b128"):
+elif name in ("mlp_b64", "cnn_b128", "embed32k"):
     sys.path.insert(0, sys.argv[2])
     import sizes
     W = {k: Tensor(v) for k, v in sizes.rng_weights(name).items()}
@@ -120,9 +130,9 @@ if name.startswith("gemm"):
 elif name == "add16M":
     a, b = Tensor.empty(16 << 20).realize(), Tensor.empty(16 << 20).realize()
     make = lambda: a + b
-elif name in ("mlp_b64", "cnn_b128"):
+elif name in ("mlp_b64", "cnn_b128", "embed32k"):
     W = {k: Tensor.empty(*v.shape).realize() for k, v in sizes.rng_weights(name).items()}
-    x = Tensor.empty(*sizes.model_input(name, rng).shape).realize()
+    x = Tensor(sizes.model_input(name, rng)).realize()
     make = lambda: sizes.tinygrad_model(name, W, x)
 else:
     a = Tensor.empty(64 << 20).realize()
@@ -212,6 +222,22 @@ def worker(kind, name, bench):
             fn = lambda: ta.sum()
         else:
             fn = tiny(lambda x: x.sum(), Tensor(a).realize())
+    elif name == "embed32k":
+        w = rng_weights(name)["w"]
+        ids = model_input(name, rng)
+        ok = ids >= 0  # as tgc's embedding: an index outside [0, V) gives a zero row
+        if kind == "numpy":
+            out = np.empty((EMBED_T, EMBED_D), f32)
+            safe = np.where(ok, ids, 0)
+            fn = lambda: (np.take(w, safe, axis=0, out=out), out.__setitem__(~ok, 0))
+        elif kind == "torch":
+            import torch
+
+            tw, tids, tok = torch.from_numpy(w), torch.from_numpy(ids).long(), torch.from_numpy(ok)[:, None]
+            fn = lambda: torch.where(tok, torch.nn.functional.embedding(tids.clamp(min=0), tw), 0.0)
+        else:
+            tw = Tensor(w).realize()
+            fn = tiny(lambda xs: tinygrad_model(name, {"w": tw}, xs), Tensor(ids).realize())
     elif name in ("mlp_b64", "cnn_b128"):
         W = {k: v for k, v in rng_weights(name).items()}
         x = model_input(name, rng)
@@ -247,11 +273,17 @@ def worker(kind, name, bench):
 def model_input(name, rng):
     import numpy as np
 
+    if name == "embed32k":  # tgc's executables draw signed integer inputs from [-8, 8): half pick a row
+        return rng.integers(-8, 8, EMBED_T).astype(np.int32)
     return rng.standard_normal((64, 784) if name == "mlp_b64" else (128, 1, 28, 28), dtype=np.float32)
 
 
 def tinygrad_model(name, W, x):
     """The MLP and the beautiful_mnist CNN in tinygrad, as bench/run.py writes them for numpy and PyTorch."""
+    if name == "embed32k":  # tinygrad.nn.Embedding's forward
+        from tinygrad import Tensor
+
+        return (Tensor.arange(EMBED_V) == x.unsqueeze(-1)).unsqueeze(-1).where(W["w"], 0).sum(-2)
     if name == "mlp_b64":
         h = (x @ W["fc1.weight"] + W["fc1.bias"]).relu()
         h = (h @ W["fc2.weight"] + W["fc2.bias"]).relu()

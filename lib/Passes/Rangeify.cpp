@@ -160,6 +160,67 @@ private:
     return flat;
   }
 
+  /// A reshape's operand index. Each run of axes whose sizes multiply to the same product on both sides maps on its
+  /// own: an axis that keeps its size keeps its index, a merge or split flattens and unflattens only its run (the
+  /// other runs' terms are multiples of the run's size and drop out). Symbolic and empty shapes take the whole flat
+  /// index. Simplified now, so an index that only seems to use a range ((c + 8i)//8) does not count as using it.
+  Index reshapeIndex(const UOp *node, const Index &idx) {
+    Shape os = node->shapeVec();
+    Shape xs = node->src(0)->shapeVec();
+    auto symbolic = [](const UOp *t) { return std::ranges::any_of(t->dimVars(), [](const UOp *v) { return v; }); };
+    std::vector<size_t> outAxes;
+    std::vector<size_t> inAxes;
+    Index in(xs.size(), nullptr);
+    for (size_t a = 0; a < os.size(); ++a)
+      if (os[a] != 1)
+        outAxes.push_back(a);
+    for (size_t a = 0; a < xs.size(); ++a) {
+      if (xs[a] != 1)
+        inAxes.push_back(a);
+      else
+        in[a] = constIndex(0);
+    }
+    bool whole = symbolic(node) || symbolic(node->src(0)) || node->numel() == 0;
+    size_t i = 0;
+    size_t j = 0;
+    while (!whole && i < outAxes.size() && j < inAxes.size()) {
+      size_t i0 = i;
+      size_t j0 = j;
+      int64_t po = os[outAxes[i++]];
+      int64_t pi = xs[inAxes[j++]];
+      while (po != pi && !whole) {
+        if (po < pi && i < outAxes.size())
+          po *= os[outAxes[i++]];
+        else if (pi < po && j < inAxes.size())
+          pi *= xs[inAxes[j++]];
+        else
+          whole = true;
+      }
+      if (i - i0 == 1 && j - j0 == 1) {
+        in[inAxes[j0]] = idx[outAxes[i0]];
+        continue;
+      }
+      const UOp *flat = constIndex(0);
+      int64_t stride = 1;
+      for (size_t k = i; k-- > i0;) {
+        flat = add(flat, mul(idx[outAxes[k]], stride));
+        stride *= os[outAxes[k]];
+      }
+      stride = 1;
+      for (size_t k = j; k-- > j0;) {
+        int64_t d = xs[inAxes[k]];
+        in[inAxes[k]] = simplified(ctx_.alu(Op::Mod, {ctx_.alu(Op::Idiv, {flat, constIndex(stride)}), constIndex(d)}));
+        stride *= d;
+      }
+    }
+    if (whole || i != outAxes.size() || j != inAxes.size()) {
+      in = unflatten(flatIndex(idx, os), xs);
+      for (const UOp *&e : in)
+        e = simplified(e);
+    }
+    return in;
+  }
+
   /// Index of every element of `shape` (row-major) from a flat index.
   Index unflatten(const UOp *flat, const Shape &shape) {
     Index out(shape.size());
@@ -322,12 +383,7 @@ private:
     Index &in = f.in;
     in.assign(xs.size(), nullptr);
     switch (node->op()) {
-    case Op::Reshape:
-      // simplified now, so an index that only seems to use a range (c + 8i)//8 does not count as using it
-      in = unflatten(flatIndex(idx, node->shapeVec()), xs);
-      for (const UOp *&e : in)
-        e = simplified(e);
-      break;
+    case Op::Reshape: in = reshapeIndex(node, idx); break;
     case Op::Permute: {
       std::vector<int64_t> order = node->arg().intTuple();
       for (size_t a = 0; a < order.size(); ++a)
