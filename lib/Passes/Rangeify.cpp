@@ -62,6 +62,14 @@ struct ReduceUse {
   bool recomputedInReduce = false;           // ... inside a reduce's loop
 };
 
+/// An arange with integer start and step: rangeify lowers it as start + i*step (decompose leaves it).
+bool isIndexArange(const UOp *u) {
+  if (u->op() != Op::Arange)
+    return false;
+  const auto &t = u->arg().getTuple();
+  return t[0].isInt() && t[2].isInt();
+}
+
 /// Elementwise ops costly enough that recomputing them for every step of a reduce loop costs more than a buffer.
 bool isExpensive(Op op) {
   return op == Op::Exp2 || op == Op::Log2 || op == Op::Sin || op == Op::Sqrt || op == Op::Recip || op == Op::Fdiv ||
@@ -713,7 +721,7 @@ const UOp *runRangeify(const UOp *root, PassContext &pc) {
     return nullptr;
   }
   for (const UOp *u : toposort(root)) {
-    if (group::composite().contains(u->op()) && u->op() != Op::Arange) { // arange: an index, lowered directly
+    if (group::composite().contains(u->op()) && !isIndexArange(u)) {
       pc.diags.error(Loc{pc.module.fileName, 0, 0}, "rangeify needs primitive ops; run 'decompose' first (found '" +
                                                         std::string(opName(u->op())) + "')");
       return nullptr;

@@ -55,12 +55,16 @@ const UOp *oneHotSum(const Match &m) {
   if (!z->isConst() || z->arg() != reduceIdentity(Op::Add, u->dtype()))
     return nullptr;
   int64_t n = r->src(0)->constInt();
+  if (n <= 0) // the empty-reduce rule's case
+    return nullptr;
   const UOp *eq = w->src(0);
   const UOp *i = isRangeValue(eq->src(1), r, n) ? eq->src(0) : isRangeValue(eq->src(0), r, n) ? eq->src(1) : nullptr;
   if (!i || i == r || !i->dtype().isInt() || i->dtype().isVector() || dependsOn(i, r))
     return nullptr;
   Context &ctx = u->ctx();
-  const UOp *inside = ctx.alu(Op::Cmplt, {i, ctx.constLikeInt(i, n)});
+  // i < n, unless every value of i's dtype is (n = 256 for u8: the constant 256 would wrap to 0)
+  const UOp *inside =
+      n <= dtypeMax(i->dtype()) ? ctx.alu(Op::Cmplt, {i, ctx.constLikeInt(i, n)}) : ctx.constInt(dt::Bool, 1);
   if (i->dtype().isSigned())
     inside = ctx.alu(Op::And, {ctx.alu(Op::Cmplt, {ctx.constLikeInt(i, -1), i}), inside});
   const UOp *at = ctx.alu(Op::Where, {inside, ctx.cast(i, dt::Index), ctx.constInt(dt::Index, 0)});
