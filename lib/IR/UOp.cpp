@@ -333,6 +333,13 @@ std::vector<const UOp *> toposort(const UOp *root) {
   return order;
 }
 
+bool dependsOn(const UOp *u, const UOp *of) {
+  for (const UOp *n : toposort(u))
+    if (n == of)
+      return true;
+  return false;
+}
+
 // --- dtype value conversion ---------------------------------------------------------------------------------------
 
 int64_t wrapInt(int64_t v, DType d) {

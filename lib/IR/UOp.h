@@ -166,6 +166,8 @@ private:
 
 /// Every node reachable from `root`, operands before users, in a deterministic order (iterative, any depth).
 std::vector<const UOp *> toposort(const UOp *root);
+/// Whether `of` is `u` or reachable from it through operands (u is computed from of).
+bool dependsOn(const UOp *u, const UOp *of);
 
 /// Convert a double to a value representable in dtype `d` (ints wrap like C casts of in-range values, floats round
 /// to nearest even, bool is != 0). Used by constant folding and by the builders.

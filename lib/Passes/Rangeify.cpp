@@ -208,18 +208,18 @@ private:
         in[inAxes[j0]] = idx[outAxes[i0]];
         continue;
       }
-      const UOp *flat = constIndex(0);
-      int64_t stride = 1;
-      for (size_t k = i; k-- > i0;) {
-        flat = add(flat, mul(idx[outAxes[k]], stride));
-        stride *= os[outAxes[k]];
+      Index at; // the run's index over its result axes
+      Shape outDims;
+      Shape inDims;
+      for (size_t k = i0; k < i; ++k) {
+        at.push_back(idx[outAxes[k]]);
+        outDims.push_back(os[outAxes[k]]);
       }
-      stride = 1;
-      for (size_t k = j; k-- > j0;) {
-        int64_t d = xs[inAxes[k]];
-        in[inAxes[k]] = simplified(ctx_.alu(Op::Mod, {ctx_.alu(Op::Idiv, {flat, constIndex(stride)}), constIndex(d)}));
-        stride *= d;
-      }
+      for (size_t k = j0; k < j; ++k)
+        inDims.push_back(xs[inAxes[k]]);
+      Index mapped = unflatten(flatIndex(at, outDims), inDims);
+      for (size_t k = j0; k < j; ++k)
+        in[inAxes[k]] = simplified(mapped[k - j0]);
     }
     if (whole || i != outAxes.size() || j != inAxes.size()) {
       in = unflatten(flatIndex(idx, os), xs);

@@ -13,26 +13,8 @@
 #include "IR/Rewrite.h"
 #include "Passes/SimplifyRules.h"
 
-#include <unordered_set>
-
 namespace tgc::simplify {
 namespace {
-
-/// Whether `x` is computed from `r`.
-bool dependsOn(const UOp *x, const UOp *r) {
-  std::vector<const UOp *> work = {x};
-  std::unordered_set<const UOp *> seen = {x};
-  while (!work.empty()) {
-    const UOp *u = work.back();
-    work.pop_back();
-    if (u == r)
-      return true;
-    for (const UOp *s : u->src())
-      if (seen.insert(s).second)
-        work.push_back(s);
-  }
-  return false;
-}
 
 /// Whether `x` is range r of n trips as an integer of x's dtype, one-to-one (r itself, or a cast that holds n-1).
 bool isRangeValue(const UOp *x, const UOp *r, int64_t n) {

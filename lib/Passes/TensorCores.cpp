@@ -42,13 +42,6 @@ const UOp *halfOperand(const UOp *u, const TensorCore &tc) {
   return u->ctx().make(Op::Where, x->dtype(), {u->src(0), x, u->ctx().make(Op::Const, x->dtype(), {}, Arg(0.0))});
 }
 
-bool dependsOn(const UOp *u, const UOp *r) {
-  for (const UOp *n : toposort(u))
-    if (n == r)
-      return true;
-  return false;
-}
-
 /// The largest (then innermost) loop range of the kernel that `on` depends on and `off` does not, with a size
 /// `multiple` divides: the most tiles to spread over warps and to upcast.
 const UOp *pickAxis(const std::vector<const UOp *> &loops, const UOp *on, const UOp *off, int64_t multiple) {
