@@ -73,7 +73,10 @@ public:
   static OpSet withFlag(uint32_t flag);
 
   bool contains(Op o) const { return bits_.test(size_t(o)); }
+  void insert(Op o) { bits_.set(size_t(o)); }
   bool empty() const { return bits_.none(); }
+  /// Whether every op of `o` is in this set.
+  bool containsAll(const OpSet &o) const { return (o.bits_ & ~bits_).none(); }
   OpSet operator|(const OpSet &o) const {
     OpSet r;
     r.bits_ = bits_ | o.bits_;

@@ -13,18 +13,12 @@ namespace tgc {
 
 bool dclassAccepts(DClass c, DType d) {
   switch (c) {
-  case DClass::Any:
-    return true;
-  case DClass::Int:
-    return d.isInt();
-  case DClass::Float:
-    return d.isFloat();
-  case DClass::Bool:
-    return d.isBool();
-  case DClass::IntOrBool:
-    return d.isInt() || d.isBool();
-  case DClass::NotFloat:
-    return !d.isFloat();
+  case DClass::Any: return true;
+  case DClass::Int: return d.isInt();
+  case DClass::Float: return d.isFloat();
+  case DClass::Bool: return d.isBool();
+  case DClass::IntOrBool: return d.isInt() || d.isBool();
+  case DClass::NotFloat: return !d.isFloat();
   }
   return false;
 }
@@ -154,15 +148,13 @@ struct Matcher {
 
   static bool srcs(const UPat &p, const UOp *u, Match &m) {
     switch (p.srcMode_) {
-    case UPat::SrcMode::Any:
-      return true;
+    case UPat::SrcMode::Any: return true;
     case UPat::SrcMode::Repeat:
       for (const UOp *s : u->src())
         if (!node(p.src_[0], s, m))
           return false;
       return true;
-    case UPat::SrcMode::Exact:
-      break;
+    case UPat::SrcMode::Exact: break;
     }
     size_t n = p.src_.size();
     if (u->numSrc() < n || (!p.anyLen_ && u->numSrc() != n))
@@ -240,17 +232,12 @@ void PatternMatcher::resetStats() {
     s = {};
 }
 
-static bool childOpsPresent(const OpSet &req, const UOp *u) {
-  if (req.empty())
-    return true;
-  bool ok = true;
-  req.forEach([&](Op o) {
-    bool found = false;
-    for (const UOp *s : u->src())
-      found = found || s->op() == o;
-    ok = ok && found;
-  });
-  return ok;
+/// The ops of u's operands.
+static OpSet childOps(const UOp *u) {
+  OpSet ops;
+  for (const UOp *s : u->src())
+    ops.insert(s->op());
+  return ops;
 }
 
 static bool sameType(const UOp *a, const UOp *b) {
@@ -261,8 +248,9 @@ static bool sameType(const UOp *a, const UOp *b) {
 
 const UOp *PatternMatcher::rewrite(const UOp *u, void *user) const {
   Match m;
+  OpSet present = childOps(u);
   for (uint32_t i : byOp_[size_t(u->op())]) {
-    if (!childOpsPresent(requiredChildOps_[i], u))
+    if (!present.containsAll(requiredChildOps_[i]))
       continue;
     m.reset(u, user);
     if (!matchPattern(rules_[i].pat, u, m))
@@ -274,7 +262,8 @@ const UOp *PatternMatcher::rewrite(const UOp *u, void *user) const {
     if (r && r != u) {
       ++stats_[i].hits;
       if (spdlog::should_log(spdlog::level::debug))
-        spdlog::debug("{}: {}  [{}:{}]", name_, rules_[i].identity, rules_[i].where.file_name(), rules_[i].where.line());
+        spdlog::debug("{}: {}  [{}:{}]", name_, rules_[i].identity, rules_[i].where.file_name(),
+                      rules_[i].where.line());
       last_ = &rules_[i];
       return r;
     }

@@ -33,7 +33,7 @@ struct RewriteOptions {
   /// Only for matchers whose rules look at nothing but the node (no `user`): a node's result is then the same in
   /// every call. Context::memo keeps one per matcher. A call also marks in it the nodes it is rewriting, so a rule
   /// must not start another rewrite with the same memo (no simplify rule calls simplifyExpression).
-  NodeMap<const UOp *> *memo = nullptr;
+  NodeIdMap<const UOp *> *memo = nullptr;
 };
 
 const UOp *graphRewrite(const UOp *root, const PatternMatcher &pm, const RewriteOptions &opts = {});

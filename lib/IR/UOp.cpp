@@ -5,7 +5,7 @@
 #include "IR/UOp.h"
 
 #include "IR/Infer.h"
-#include "IR/NodeMap.h"
+#include "IR/NodeIdMap.h"
 #include "IR/SymbolicDims.h"
 #include "IR/ValueRange.h"
 
@@ -215,10 +215,10 @@ void Context::growTable() {
   }
 }
 
-NodeMap<const UOp *> &Context::memo(const void *key) {
-  std::unique_ptr<NodeMap<const UOp *>> &m = memos_[key];
+NodeIdMap<const UOp *> &Context::memo(const void *key) {
+  std::unique_ptr<NodeIdMap<const UOp *>> &m = memos_[key];
   if (!m)
-    m = std::make_unique<NodeMap<const UOp *>>();
+    m = std::make_unique<NodeIdMap<const UOp *>>();
   return *m;
 }
 
@@ -314,16 +314,18 @@ const Loc *Context::loc(const UOp *u) const {
 // --- graph walking ------------------------------------------------------------------------------------------------
 
 std::vector<const UOp *> toposort(const UOp *root) {
+  // visit marks by node id, per thread (kernels are compiled on several), reset in O(1) per call
+  thread_local NodeIdMap<uint8_t> seen;
+  seen.reset(root->ctx().numNodes());
   std::vector<const UOp *> order;
-  NodeMap<bool> seen;
   std::vector<std::pair<const UOp *, size_t>> stack;
   stack.emplace_back(root, 0);
-  seen.insert(root, true);
+  seen.insert(root, 1);
   while (!stack.empty()) {
     auto &[u, next] = stack.back();
     if (next < u->numSrc()) {
       const UOp *s = u->src(next++);
-      if (seen.insert(s, true).second)
+      if (seen.insert(s, 1).second)
         stack.emplace_back(s, 0);
       continue;
     }

@@ -13,7 +13,6 @@
 
 #include "IR/Arg.h"
 #include "IR/DType.h"
-#include "IR/NodeMap.h"
 #include "IR/Op.h"
 #include "Support/Loc.h"
 
@@ -29,6 +28,7 @@
 namespace tgc {
 
 class Context;
+template <class V> class NodeIdMap;
 using Shape = std::vector<int64_t>;
 
 class UOp {
@@ -142,7 +142,7 @@ public:
 
   /// The results of a pure function from this context's nodes to its nodes (one per `key`, e.g. a rewrite's
   /// matcher), kept as long as the context: repeated rewrites of shared subgraphs are looked up, not redone.
-  NodeMap<const UOp *> &memo(const void *key);
+  NodeIdMap<const UOp *> &memo(const void *key);
 
 private:
   const int64_t *internShape(const Shape &shape);
@@ -161,7 +161,7 @@ private:
   char *chunkPtr_ = nullptr;
   size_t chunkLeft_ = 0;
   std::unordered_map<const UOp *, Loc> locs_;
-  std::unordered_map<const void *, std::unique_ptr<NodeMap<const UOp *>>> memos_;
+  std::unordered_map<const void *, std::unique_ptr<NodeIdMap<const UOp *>>> memos_;
 };
 
 /// Every node reachable from `root`, operands before users, in a deterministic order (iterative, any depth).

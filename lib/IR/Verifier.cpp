@@ -5,6 +5,7 @@
 #include "IR/Verifier.h"
 
 #include "IR/Infer.h"
+#include "IR/NodeIdMap.h"
 #include "IR/NodeMap.h"
 #include "IR/SymbolicDims.h"
 #include "IR/TensorCore.h"
@@ -555,9 +556,9 @@ private:
   }
 
   /// The nodes found well-formed in `stage` (kernel or program), kept by the context for later runs.
-  NodeMap<const UOp *> &wellFormed(Stage stage) {
+  NodeIdMap<const UOp *> &wellFormed(Stage stage) {
     static const char kernelKey = 0, programKey = 0;
-    NodeMap<const UOp *> *&table = stage == Stage::Kernel ? kernelWellFormed_ : programWellFormed_;
+    NodeIdMap<const UOp *> *&table = stage == Stage::Kernel ? kernelWellFormed_ : programWellFormed_;
     if (!table) // looked up once per run: this is asked for every node
       table = &m_.root->ctx().memo(stage == Stage::Kernel ? &kernelKey : &programKey);
     return *table;
@@ -635,8 +636,8 @@ private:
   const Module &m_;
   DiagEngine &diags_;
   int errors_ = 0;
-  NodeMap<const UOp *> *kernelWellFormed_ = nullptr;
-  NodeMap<const UOp *> *programWellFormed_ = nullptr;
+  NodeIdMap<const UOp *> *kernelWellFormed_ = nullptr;
+  NodeIdMap<const UOp *> *programWellFormed_ = nullptr;
 };
 
 } // namespace

@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <queue>
-#include <set>
 
 namespace tgc {
 namespace {
@@ -65,70 +64,64 @@ bool rangeNestsBefore(const UOp *a, const UOp *b) {
 
 namespace {
 
-/// A set of the kernel's ranges: bit i stands for the i-th range in nesting order.
-using RangeBits = std::vector<uint64_t>;
+/// Sets of the kernel's ranges, one row of `words` 64-bit words per node: bit i stands for the i-th range in nesting
+/// order.
+class RangeSets {
+public:
+  RangeSets(size_t rows, size_t words) : words_(words), bits_(rows * words) {}
+  uint64_t *row(size_t i) { return bits_.data() + i * words_; }
+  const uint64_t *row(size_t i) const { return bits_.data() + i * words_; }
+  size_t words() const { return words_; }
+
+private:
+  size_t words_;
+  std::vector<uint64_t> bits_;
+};
+
+void setBit(uint64_t *row, size_t b) { row[b / 64] |= uint64_t(1) << (b % 64); }
+void clearBit(uint64_t *row, size_t b) { row[b / 64] &= ~(uint64_t(1) << (b % 64)); }
+void orInto(uint64_t *to, const uint64_t *from, size_t words) {
+  for (size_t w = 0; w < words; ++w)
+    to[w] |= from[w];
+}
+
+/// The index of the k-th set bit of a row (k from 0), or SIZE_MAX when it has k or fewer.
+size_t nthMember(const uint64_t *row, size_t words, size_t k) {
+  for (size_t w = 0; w < words; ++w) {
+    uint64_t x = row[w];
+    size_t count = size_t(__builtin_popcountll(x));
+    if (k >= count) {
+      k -= count;
+      continue;
+    }
+    for (; k > 0; --k)
+      x &= x - 1;
+    return w * 64 + size_t(__builtin_ctzll(x));
+  }
+  return SIZE_MAX;
+}
 
 class Linearizer {
 public:
-  explicit Linearizer(const UOp *sink) : sink_(sink) {
-    order_ = toposort(sink);
+  explicit Linearizer(const UOp *sink) : sink_(sink), order_(toposort(sink)), position_(order_.size()) {
     for (size_t i = 0; i < order_.size(); ++i)
       position_.insert(order_[i], i);
     for (const UOp *u : order_)
       if (u->op() == Op::Range)
         ranges_.push_back(u);
     std::sort(ranges_.begin(), ranges_.end(), rangeOrder);
-    NodeMap<size_t> bit;
     for (size_t i = 0; i < ranges_.size(); ++i)
-      bit.insert(ranges_[i], i);
-    words_ = (ranges_.size() + 63) / 64;
-    auto clearEnded = [&](const UOp *end, RangeBits &bits) {
-      for (size_t k = 1; k < end->numSrc(); ++k)
-        if (const size_t *b = bit.find(end->src(k)))
-          bits[*b / 64] &= ~(uint64_t(1) << (*b % 64));
-    };
-    // raw contexts: the ranges each node depends on, minus those an end closes
-    std::vector<RangeBits> raw(order_.size(), RangeBits(words_));
+      bit_.insert(ranges_[i], i);
+    size_t words = (ranges_.size() + 63) / 64;
+    RangeSets raw = rawContexts(words);
+    RangeSets closure = rangeClosures(raw);
+    // a node is inside the loops of its ranges' closures
+    loops_ = RangeSets(order_.size(), words);
     for (size_t i = 0; i < order_.size(); ++i) {
-      const UOp *u = order_[i];
-      if (u->op() == Op::Range) {
-        size_t b = *bit.find(u);
-        raw[i][b / 64] |= uint64_t(1) << (b % 64);
-      }
-      for (const UOp *s : u->src()) {
-        const RangeBits &from = raw[*position_.find(s)];
-        for (size_t w = 0; w < words_; ++w)
-          raw[i][w] |= from[w];
-      }
-      if (u->op() == Op::End)
-        clearEnded(u, raw[i]);
-    }
-    // a range lives inside the loops open where it is closed: a node using it is inside those too
-    std::vector<const RangeBits *> parents(ranges_.size(), nullptr);
-    for (size_t i = 0; i < order_.size(); ++i)
+      uint64_t *row = loops_.row(i);
+      forEachMember(raw.row(i), words, [&](size_t r) { orInto(row, closure.row(r), words); });
       if (order_[i]->op() == Op::End)
-        for (size_t k = 1; k < order_[i]->numSrc(); ++k)
-          if (const size_t *b = bit.find(order_[i]->src(k)); b && !parents[*b])
-            parents[*b] = &raw[i];
-    ctx_.resize(order_.size());
-    for (size_t i = 0; i < order_.size(); ++i) {
-      RangeBits closed(words_);
-      std::vector<size_t> work = members(raw[i]);
-      while (!work.empty()) {
-        size_t r = work.back();
-        work.pop_back();
-        uint64_t mask = uint64_t(1) << (r % 64);
-        if (closed[r / 64] & mask)
-          continue;
-        closed[r / 64] |= mask;
-        if (parents[r])
-          for (size_t p : members(*parents[r]))
-            work.push_back(p);
-      }
-      if (order_[i]->op() == Op::End)
-        clearEnded(order_[i], closed);
-      for (size_t r : members(closed))
-        ctx_[i].push_back(ranges_[r]);
+        clearEnded(order_[i], row);
     }
   }
 
@@ -142,11 +135,67 @@ public:
   }
 
 private:
+  template <class F> static void forEachMember(const uint64_t *row, size_t words, F f) {
+    for (size_t w = 0; w < words; ++w)
+      for (uint64_t x = row[w]; x; x &= x - 1)
+        f(w * 64 + size_t(__builtin_ctzll(x)));
+  }
+
+  void clearEnded(const UOp *end, uint64_t *row) const {
+    for (size_t k = 1; k < end->numSrc(); ++k)
+      if (const size_t *b = bit_.find(end->src(k)))
+        clearBit(row, *b);
+  }
+
+  /// Per node: the ranges it depends on, minus those an end closes.
+  RangeSets rawContexts(size_t words) const {
+    RangeSets raw(order_.size(), words);
+    for (size_t i = 0; i < order_.size(); ++i) {
+      const UOp *u = order_[i];
+      uint64_t *row = raw.row(i);
+      if (u->op() == Op::Range)
+        setBit(row, *bit_.find(u));
+      for (const UOp *s : u->src())
+        orInto(row, raw.row(*position_.find(s)), words);
+      if (u->op() == Op::End)
+        clearEnded(u, row);
+    }
+    return raw;
+  }
+
+  /// Per range: itself and every range open where it is closed, transitively (a node using a range is inside all of
+  /// those loops too).
+  RangeSets rangeClosures(const RangeSets &raw) const {
+    size_t words = raw.words();
+    std::vector<const uint64_t *> parents(ranges_.size(), nullptr);
+    for (size_t i = 0; i < order_.size(); ++i)
+      if (order_[i]->op() == Op::End)
+        for (size_t k = 1; k < order_[i]->numSrc(); ++k)
+          if (const size_t *b = bit_.find(order_[i]->src(k)); b && !parents[*b])
+            parents[*b] = raw.row(i);
+    RangeSets closure(ranges_.size(), words);
+    std::vector<size_t> work;
+    for (size_t r0 = 0; r0 < ranges_.size(); ++r0) {
+      uint64_t *row = closure.row(r0);
+      work.push_back(r0);
+      while (!work.empty()) {
+        size_t r = work.back();
+        work.pop_back();
+        if (row[r / 64] & (uint64_t(1) << (r % 64)))
+          continue;
+        setBit(row, r);
+        if (parents[r])
+          forEachMember(parents[r], words, [&](size_t p) { work.push_back(p); });
+      }
+    }
+    return closure;
+  }
+
   /// The loop an item at nesting depth `depth` belongs to, or null for a node of that level itself.
-  const UOp *loopOf(const UOp *u, size_t depth) {
-    const auto &c = ctx_[*position_.find(u)];
-    if (c.size() > depth)
-      return c[depth];
+  const UOp *loopOf(const UOp *u, size_t depth) const {
+    size_t r = nthMember(loops_.row(*position_.find(u)), loops_.words(), depth);
+    if (r != SIZE_MAX)
+      return ranges_[r];
     return u->op() == Op::End ? u->src(1) : nullptr; // an end at this level belongs to the loop it closes
   }
 
@@ -173,15 +222,18 @@ private:
       itemOf.insert(u, *item);
     }
     size_t n = items.size();
-    std::vector<std::set<size_t>> deps(n);
+    std::vector<std::vector<size_t>> deps(n);
     std::vector<size_t> priority(n, SIZE_MAX);
-    for (size_t i = 0; i < n; ++i)
+    for (size_t i = 0; i < n; ++i) {
       for (const UOp *u : items[i]) {
         priority[i] = std::min(priority[i], *position_.find(u));
         for (const UOp *s : u->src())
           if (const size_t *item = itemOf.find(s); item && *item != i)
-            deps[i].insert(*item);
+            deps[i].push_back(*item);
       }
+      std::sort(deps[i].begin(), deps[i].end());
+      deps[i].erase(std::unique(deps[i].begin(), deps[i].end()), deps[i].end());
+    }
     // Kahn's algorithm, the ready item with the lowest priority first (priorities are distinct positions)
     std::vector<std::vector<size_t>> users(n);
     std::vector<size_t> waiting(n);
@@ -227,20 +279,11 @@ private:
   }
 
   const UOp *sink_;
-  /// The members of a range set, in nesting order.
-  std::vector<size_t> members(const RangeBits &bits) const {
-    std::vector<size_t> out;
-    for (size_t w = 0; w < bits.size(); ++w)
-      for (uint64_t x = bits[w]; x; x &= x - 1)
-        out.push_back(w * 64 + size_t(__builtin_ctzll(x)));
-    return out;
-  }
-
-  std::vector<const UOp *> order_;
-  NodeMap<size_t> position_;                  // node -> its index in order_
-  std::vector<const UOp *> ranges_;           // the kernel's ranges in nesting order (rangeNestsBefore)
-  size_t words_ = 0;                          // 64-bit words of a RangeBits
-  std::vector<std::vector<const UOp *>> ctx_; // per node (by position): the loops around it, outermost first
+  std::vector<const UOp *> order_;  // the kernel's nodes, operands first
+  NodeMap<size_t> position_;        // node -> its index in order_
+  std::vector<const UOp *> ranges_; // the kernel's ranges in nesting order (rangeNestsBefore)
+  NodeMap<size_t> bit_;             // range -> its index in ranges_
+  RangeSets loops_{0, 0};           // per node (by position): the loops around it
   std::vector<const UOp *> out_;
 };
 

@@ -1,0 +1,62 @@
+//===- NodeIdMap.h - A map from one context's nodes, indexed by node id -*- C++ -*-===//
+// A lookup is one array access, no hashing; reset() forgets every entry in O(1) by starting a new epoch.
+//===----------------------------------------------------------------------===//
+//
+// Node ids count up from 0 in their Context, so a table indexed by id is dense. The rewrite engine keeps one per
+// running rewrite (reset per call) and the context keeps one per memo. Keys must all come from one context.
+
+#pragma once
+
+#include "IR/UOp.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace tgc {
+
+template <class V> class NodeIdMap {
+public:
+  /// Forgets every entry; `numNodes` (the context's node count) sizes the table once for the common case.
+  void reset(size_t numNodes) {
+    if (++epoch_ == 0) { // wrapped: an old stamp could equal a new epoch
+      std::fill(stamp_.begin(), stamp_.end(), 0);
+      epoch_ = 1;
+    }
+    if (stamp_.size() < numNodes)
+      grow(numNodes);
+  }
+
+  /// The value of `key`, or null when it is absent. The pointer is valid until the next insertion.
+  V *find(const UOp *key) {
+    uint32_t id = key->id();
+    return id < stamp_.size() && stamp_[id] == epoch_ ? &value_[id] : nullptr;
+  }
+  const V *find(const UOp *key) const { return const_cast<NodeIdMap *>(this)->find(key); }
+  bool contains(const UOp *key) const { return find(key) != nullptr; }
+
+  /// Adds (key, value) when key is absent. Returns the entry's value and whether it was added.
+  std::pair<V *, bool> insert(const UOp *key, V value) {
+    uint32_t id = key->id();
+    if (id >= stamp_.size())
+      grow(std::max<size_t>(size_t(id) + 1, 2 * stamp_.size()));
+    if (stamp_[id] == epoch_)
+      return {&value_[id], false};
+    stamp_[id] = epoch_;
+    value_[id] = std::move(value);
+    return {&value_[id], true};
+  }
+
+private:
+  void grow(size_t size) {
+    stamp_.resize(size, 0);
+    value_.resize(size);
+  }
+
+  std::vector<uint32_t> stamp_; // an entry is present when its stamp is the current epoch
+  std::vector<V> value_;
+  uint32_t epoch_ = 1;
+};
+
+} // namespace tgc
