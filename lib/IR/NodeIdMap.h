@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -57,6 +58,32 @@ private:
   std::vector<uint32_t> stamp_; // an entry is present when its stamp is the current epoch
   std::vector<V> value_;
   uint32_t epoch_ = 1;
+};
+
+/// An empty NodeIdMap for the lifetime of this object, taken from a pool of this thread's: the tables are reused
+/// from call to call (a reset is O(1)) where a fresh table would be allocated and grown. One per nesting depth, so
+/// a user may hold one while a function it calls takes another.
+template <class V> class ScratchNodeIdMap {
+public:
+  explicit ScratchNodeIdMap(const Context &ctx) {
+    if (depth_ == pool_.size())
+      pool_.push_back(std::make_unique<NodeIdMap<V>>());
+    map_ = pool_[depth_++].get();
+    map_->reset(ctx.numNodes());
+  }
+  ~ScratchNodeIdMap() { --depth_; }
+  ScratchNodeIdMap(const ScratchNodeIdMap &) = delete;
+  ScratchNodeIdMap &operator=(const ScratchNodeIdMap &) = delete;
+
+  NodeIdMap<V> &operator*() { return *map_; }
+  NodeIdMap<V> *operator->() { return map_; }
+  const NodeIdMap<V> &operator*() const { return *map_; }
+  const NodeIdMap<V> *operator->() const { return map_; }
+
+private:
+  NodeIdMap<V> *map_;
+  inline static thread_local std::vector<std::unique_ptr<NodeIdMap<V>>> pool_;
+  inline static thread_local size_t depth_ = 0;
 };
 
 } // namespace tgc

@@ -6,36 +6,13 @@
 
 #include "IR/NodeIdMap.h"
 
-#include <memory>
-
 namespace tgc {
 namespace {
-
-/// The tables of the rewrites running on this thread that have no memo, one per nesting depth (a rule may start a
-/// rewrite of its own). Reused from call to call: a reset is O(1), where a fresh table would be allocated and grown.
-class ScratchTable {
-public:
-  explicit ScratchTable(size_t numNodes) {
-    if (depth_ == pool_.size())
-      pool_.push_back(std::make_unique<NodeIdMap<const UOp *>>());
-    table_ = pool_[depth_++].get();
-    table_->reset(numNodes);
-  }
-  ~ScratchTable() { --depth_; }
-  ScratchTable(const ScratchTable &) = delete;
-  ScratchTable &operator=(const ScratchTable &) = delete;
-  NodeIdMap<const UOp *> &table() { return *table_; }
-
-private:
-  NodeIdMap<const UOp *> *table_;
-  inline static thread_local std::vector<std::unique_ptr<NodeIdMap<const UOp *>>> pool_;
-  inline static thread_local size_t depth_ = 0;
-};
 
 class Rewriter {
 public:
   Rewriter(const PatternMatcher &pm, const RewriteOptions &opts, Context &ctx)
-      : pm_(pm), opts_(opts), own_(opts.memo ? 0 : ctx.numNodes()), done_(opts.memo ? *opts.memo : own_.table()) {}
+      : pm_(pm), opts_(opts), own_(ctx), done_(opts.memo ? *opts.memo : *own_) {}
 
   const UOp *run(const UOp *root) {
     stack_.push_back({root, Stage::Visit, nullptr, 0});
@@ -152,8 +129,8 @@ private:
   std::vector<Frame> stack_;
   /// done_'s entry for a node whose operands are being rewritten (a node met again in that state is a cycle).
   inline static const UOp *const kActive = reinterpret_cast<const UOp *>(alignof(UOp));
-  ScratchTable own_;             // done_ when the call has no memo
-  NodeIdMap<const UOp *> &done_; // visited nodes: kActive, then what each became (a memo keeps only finished ones)
+  ScratchNodeIdMap<const UOp *> own_; // done_ when the call has no memo
+  NodeIdMap<const UOp *> &done_;      // visited nodes: kActive, then what each became (a memo keeps only finished ones)
   std::vector<const UOp *> srcBuf_;
   uint64_t rewrites_ = 0;
 };

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
 
 namespace tgc {
 
@@ -93,13 +94,17 @@ bool UOp::structuralLess(const UOp *a, const UOp *b) {
 // --- Context ------------------------------------------------------------------------------------------------------
 
 Context::Context() = default;
-Context::~Context() = default;
+Context::~Context() {
+  for (UOp *u : nodes_)
+    u->~UOp();
+}
 
 void *Context::allocate(size_t bytes, size_t align) {
   size_t pad = (align - reinterpret_cast<uintptr_t>(chunkPtr_) % align) % align;
   if (chunkPtr_ == nullptr || pad + bytes > chunkLeft_) {
-    size_t size = std::max<size_t>(bytes + align, 64 * 1024);
-    chunks_.push_back(std::make_unique<char[]>(size));
+    size_t size = std::max(bytes + align, chunkSize_);
+    chunkSize_ = std::min<size_t>(2 * chunkSize_, 1024 * 1024);
+    chunks_.push_back(std::unique_ptr<char[]>(new char[size])); // not zeroed: pages are touched as they are used
     chunkPtr_ = chunks_.back().get();
     chunkLeft_ = size;
     pad = (align - reinterpret_cast<uintptr_t>(chunkPtr_) % align) % align;
@@ -159,8 +164,8 @@ static bool sameNode(const UOp *u, Op op, DType dtype, std::span<const UOp *cons
   return u->arg() == arg && u->tag() == tag;
 }
 
-const UOp *Context::make(Op op, DType dtype, std::span<const UOp *const> src, Arg arg,
-                         const std::optional<Shape> &shape, Arg tag, std::span<const UOp *const> dimVars) {
+const UOp *Context::make(Op op, DType dtype, std::span<const UOp *const> src, const Arg &arg,
+                         const std::optional<Shape> &shape, const Arg &tag, std::span<const UOp *const> dimVars) {
   for (const UOp *s : src)
     if (s == nullptr || &s->ctx() != this)
       internalError(std::string("operand of '") + std::string(opName(op)) + "' is null or from another context");
@@ -179,7 +184,8 @@ const UOp *Context::make(Op op, DType dtype, std::span<const UOp *const> src, Ar
   for (; table_[slot]; slot = (slot + 1) & mask)
     if (table_[slot]->hash_ == h && sameNode(table_[slot], op, dtype, src, arg, shape, tag, vars))
       return table_[slot];
-  UOp &u = nodes_.emplace_back(UOp());
+  UOp &u = *new (allocate(sizeof(UOp), alignof(UOp))) UOp();
+  nodes_.push_back(&u);
   u.op_ = op;
   u.dtype_ = dtype;
   u.nsrc_ = uint32_t(src.size());
@@ -187,8 +193,8 @@ const UOp *Context::make(Op op, DType dtype, std::span<const UOp *const> src, Ar
   u.rank_ = shape ? int32_t(shape->size()) : -1;
   u.shape_ = shape ? internShape(*shape) : nullptr;
   u.vars_ = storeSrc(vars);
-  u.arg_ = std::move(arg);
-  u.tag_ = std::move(tag);
+  u.arg_ = arg;
+  u.tag_ = tag;
   u.hash_ = h;
   u.id_ = uint32_t(nodes_.size() - 1);
   u.ctx_ = this;
@@ -234,16 +240,16 @@ const UOp *Context::withSrc(const UOp *u, std::span<const UOp *const> src) {
   return make(u->op(), u->dtype(), src, u->arg(), shapeOf(u), u->tag(), u->dimVars());
 }
 
-const UOp *Context::withArg(const UOp *u, Arg arg) {
+const UOp *Context::withArg(const UOp *u, const Arg &arg) {
   if (arg == u->arg())
     return u;
-  return make(u->op(), u->dtype(), u->src(), std::move(arg), shapeOf(u), u->tag(), u->dimVars());
+  return make(u->op(), u->dtype(), u->src(), arg, shapeOf(u), u->tag(), u->dimVars());
 }
 
-const UOp *Context::withTag(const UOp *u, Arg tag) {
+const UOp *Context::withTag(const UOp *u, const Arg &tag) {
   if (tag == u->tag())
     return u;
-  return make(u->op(), u->dtype(), u->src(), u->arg(), shapeOf(u), std::move(tag), u->dimVars());
+  return make(u->op(), u->dtype(), u->src(), u->arg(), shapeOf(u), tag, u->dimVars());
 }
 
 const UOp *Context::withDType(const UOp *u, DType dtype) {
@@ -314,18 +320,16 @@ const Loc *Context::loc(const UOp *u) const {
 // --- graph walking ------------------------------------------------------------------------------------------------
 
 std::vector<const UOp *> toposort(const UOp *root) {
-  // visit marks by node id, per thread (kernels are compiled on several), reset in O(1) per call
-  thread_local NodeIdMap<uint8_t> seen;
-  seen.reset(root->ctx().numNodes());
+  ScratchNodeIdMap<uint8_t> seen(root->ctx()); // visit marks
   std::vector<const UOp *> order;
   std::vector<std::pair<const UOp *, size_t>> stack;
   stack.emplace_back(root, 0);
-  seen.insert(root, 1);
+  seen->insert(root, 1);
   while (!stack.empty()) {
     auto &[u, next] = stack.back();
     if (next < u->numSrc()) {
       const UOp *s = u->src(next++);
-      if (seen.insert(s, 1).second)
+      if (seen->insert(s, 1).second)
         stack.emplace_back(s, 0);
       continue;
     }

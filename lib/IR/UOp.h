@@ -17,7 +17,6 @@
 #include "Support/Loc.h"
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
@@ -107,20 +106,19 @@ public:
   /// The one node with these fields (made if new). The shape is the tensor shape, or nullopt for unshaped nodes.
   /// `dimVars` names the variable of each axis (null: static); left empty, it is derived from the operands
   /// (deriveDimVars), which is right for every op but `expand` to a variable and the leaves.
-  const UOp *make(Op op, DType dtype, std::span<const UOp *const> src, Arg arg = {},
-                  const std::optional<Shape> &shape = std::nullopt, Arg tag = {},
+  const UOp *make(Op op, DType dtype, std::span<const UOp *const> src, const Arg &arg = {},
+                  const std::optional<Shape> &shape = std::nullopt, const Arg &tag = {},
                   std::span<const UOp *const> dimVars = {});
-  const UOp *make(Op op, DType dtype, std::initializer_list<const UOp *> src, Arg arg = {},
-                  const std::optional<Shape> &shape = std::nullopt, Arg tag = {},
+  const UOp *make(Op op, DType dtype, std::initializer_list<const UOp *> src, const Arg &arg = {},
+                  const std::optional<Shape> &shape = std::nullopt, const Arg &tag = {},
                   std::span<const UOp *const> dimVars = {}) {
-    return make(op, dtype, std::span<const UOp *const>(src.begin(), src.size()), std::move(arg), shape, std::move(tag),
-                dimVars);
+    return make(op, dtype, std::span<const UOp *const>(src.begin(), src.size()), arg, shape, tag, dimVars);
   }
 
   /// Same node with some fields replaced; returns `u` itself when nothing changed.
   const UOp *withSrc(const UOp *u, std::span<const UOp *const> src);
-  const UOp *withArg(const UOp *u, Arg arg);
-  const UOp *withTag(const UOp *u, Arg tag);
+  const UOp *withArg(const UOp *u, const Arg &arg);
+  const UOp *withTag(const UOp *u, const Arg &tag);
   const UOp *withDType(const UOp *u, DType dtype);
 
   // --- builders that infer dtype and shape (internal errors on misuse) ---
@@ -153,13 +151,14 @@ private:
   size_t slotOf(uint64_t h) const { return size_t((h * 0x9E3779B97F4A7C15ull) >> tableShift_); }
   void growTable();
 
-  std::deque<UOp> nodes_;
+  std::vector<UOp *> nodes_; // by id, placed in the chunks
   /// Every node by its hash: open addressing, linear probing, at most half full (nodes are never removed).
   std::vector<const UOp *> table_;
   unsigned tableShift_ = 64;
   std::vector<std::unique_ptr<char[]>> chunks_;
   char *chunkPtr_ = nullptr;
   size_t chunkLeft_ = 0;
+  size_t chunkSize_ = 64 * 1024; // the next chunk's size: doubles up to 1 MiB
   std::unordered_map<const UOp *, Loc> locs_;
   std::unordered_map<const void *, std::unique_ptr<NodeIdMap<const UOp *>>> memos_;
 };

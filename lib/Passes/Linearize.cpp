@@ -11,6 +11,7 @@
 
 #include "Passes/Linearize.h"
 
+#include "IR/NodeIdMap.h"
 #include "IR/NodeMap.h"
 #include "IR/Rewrite.h"
 #include "Passes/Pass.h"
@@ -103,9 +104,10 @@ size_t nthMember(const uint64_t *row, size_t words, size_t k) {
 
 class Linearizer {
 public:
-  explicit Linearizer(const UOp *sink) : sink_(sink), order_(toposort(sink)), position_(order_.size()) {
+  Linearizer(const UOp *sink, std::vector<const UOp *> order)
+      : sink_(sink), order_(std::move(order)), position_(sink->ctx()) {
     for (size_t i = 0; i < order_.size(); ++i)
-      position_.insert(order_[i], i);
+      position_->insert(order_[i], i);
     for (const UOp *u : order_)
       if (u->op() == Op::Range)
         ranges_.push_back(u);
@@ -156,7 +158,7 @@ private:
       if (u->op() == Op::Range)
         setBit(row, *bit_.find(u));
       for (const UOp *s : u->src())
-        orInto(row, raw.row(*position_.find(s)), words);
+        orInto(row, raw.row(*position_->find(s)), words);
       if (u->op() == Op::End)
         clearEnded(u, row);
     }
@@ -193,7 +195,7 @@ private:
 
   /// The loop an item at nesting depth `depth` belongs to, or null for a node of that level itself.
   const UOp *loopOf(const UOp *u, size_t depth) const {
-    size_t r = nthMember(loops_.row(*position_.find(u)), loops_.words(), depth);
+    size_t r = nthMember(loops_.row(*position_->find(u)), loops_.words(), depth);
     if (r != SIZE_MAX)
       return ranges_[r];
     return u->op() == Op::End ? u->src(1) : nullptr; // an end at this level belongs to the loop it closes
@@ -226,7 +228,7 @@ private:
     std::vector<size_t> priority(n, SIZE_MAX);
     for (size_t i = 0; i < n; ++i) {
       for (const UOp *u : items[i]) {
-        priority[i] = std::min(priority[i], *position_.find(u));
+        priority[i] = std::min(priority[i], *position_->find(u));
         for (const UOp *s : u->src())
           if (const size_t *item = itemOf.find(s); item && *item != i)
             deps[i].push_back(*item);
@@ -279,19 +281,25 @@ private:
   }
 
   const UOp *sink_;
-  std::vector<const UOp *> order_;  // the kernel's nodes, operands first
-  NodeMap<size_t> position_;        // node -> its index in order_
-  std::vector<const UOp *> ranges_; // the kernel's ranges in nesting order (rangeNestsBefore)
-  NodeMap<size_t> bit_;             // range -> its index in ranges_
-  RangeSets loops_{0, 0};           // per node (by position): the loops around it
+  std::vector<const UOp *> order_;    // the kernel's nodes, operands first
+  ScratchNodeIdMap<size_t> position_; // node -> its index in order_
+  std::vector<const UOp *> ranges_;   // the kernel's ranges in nesting order (rangeNestsBefore)
+  NodeMap<size_t> bit_;               // range -> its index in ranges_
+  RangeSets loops_{0, 0};             // per node (by position): the loops around it
   std::vector<const UOp *> out_;
 };
 
 } // namespace
 
 const UOp *linearizeKernel(const UOp *sink) {
-  const UOp *split = splitEnds(sink);
-  std::vector<const UOp *> list = Linearizer(split).run();
+  std::vector<const UOp *> order = toposort(sink);
+  auto multiRange = [](const UOp *u) { return u->op() == Op::End && u->numSrc() > 2; };
+  const UOp *split = sink;
+  if (std::any_of(order.begin(), order.end(), multiRange)) {
+    split = splitEnds(sink);
+    order = toposort(split);
+  }
+  std::vector<const UOp *> list = Linearizer(split, std::move(order)).run();
   return sink->ctx().make(Op::Linear, dt::Void, list, sink->arg());
 }
 

@@ -56,21 +56,53 @@ static bool isSumOp(const UOp *u, DType d) {
   }
 }
 
+namespace {
+
+/// The term of `base` in a sum being built: a linear search while the sum is short (most are), a hash map after.
+class TermIndex {
+public:
+  explicit TermIndex(LinearSum &s) : s_(s) {}
+  LinearSum::Term *find(const UOp *base) {
+    if (s_.terms.size() <= kLinear) {
+      for (LinearSum::Term &t : s_.terms)
+        if (t.base == base)
+          return &t;
+      return nullptr;
+    }
+    if (index_.empty())
+      for (size_t i = 0; i < s_.terms.size(); ++i)
+        index_.emplace(s_.terms[i].base, i);
+    auto it = index_.find(base);
+    return it == index_.end() ? nullptr : &s_.terms[it->second];
+  }
+  void add(const UOp *base, int64_t coeff) {
+    s_.terms.push_back({base, coeff});
+    if (!index_.empty())
+      index_.emplace(base, s_.terms.size() - 1);
+  }
+
+private:
+  static constexpr size_t kLinear = 16;
+  LinearSum &s_;
+  std::unordered_map<const UOp *, size_t> index_;
+};
+
+} // namespace
+
 LinearSum decompose(const UOp *x) {
   LinearSum s;
   s.dtype = x->dtype();
   DType d = x->dtype();
-  std::unordered_map<const UOp *, size_t> index;
+  TermIndex index(s);
   std::vector<std::pair<const UOp *, int64_t>> stack = {{x, 1}};
   while (!stack.empty()) {
     auto [u, m] = stack.back();
     stack.pop_back();
     if (!isSumOp(u, d) || (u->op() == Op::Const && !u->arg().isInt())) {
-      auto [it, fresh] = index.emplace(u, s.terms.size());
-      if (fresh)
-        s.terms.push_back({u, m});
+      if (LinearSum::Term *t = index.find(u))
+        t->coeff = signedRep(i128(t->coeff) + m, d);
       else
-        s.terms[it->second].coeff = signedRep(i128(s.terms[it->second].coeff) + m, d);
+        index.add(u, m);
       continue;
     }
     switch (u->op()) {
@@ -159,6 +191,9 @@ const UOp *canonicalDiv(Op div, const UOp *x, int64_t c, const UOp *like) {
 ///   x%c*m + (x//c)*(c*m)          -> x*m                 (division identity, any x, c != 0)
 ///   x%a*m + ((x//a)%b)*(a*m)      -> (x%(a*b))*m          (a > 0, b > 0; x >= 0 for C division)
 bool recombineOnce(LinearSum &s, const UOp *like) {
+  auto isRemainder = [](const LinearSum::Term &t) { return t.base->op() == Op::Mod || t.base->op() == Op::Floormod; };
+  if (std::none_of(s.terms.begin(), s.terms.end(), isRemainder))
+    return false;
   std::unordered_map<const UOp *, size_t> at;
   for (size_t i = 0; i < s.terms.size(); ++i)
     at.emplace(s.terms[i].base, i);
@@ -200,6 +235,8 @@ bool recombineOnce(LinearSum &s, const UOp *like) {
 /// Normalize an integer sum; the identity of the rule is "sum terms merge into the canonical sum".
 const UOp *normalizeSum(const Match &m) {
   const UOp *u = m.root();
+  if (!isSumOp(u, u->dtype())) // a product of two non-constants is a term, not a sum
+    return nullptr;
   LinearSum s = decompose(u);
   bool changed = false;
   while (recombineOnce(s, u)) {

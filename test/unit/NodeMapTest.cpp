@@ -1,7 +1,8 @@
 //===- NodeMapTest.cpp - The flat map keyed by UOp pointers ----*- C++ -*-===//
-// Insertion, lookup, growth past many rehashes, and that an existing key keeps its value.
+// Insertion, lookup, growth past many rehashes, that an existing key keeps its value; the id-indexed map and its pool.
 //===----------------------------------------------------------------------===//
 
+#include "IR/NodeIdMap.h"
 #include "IR/NodeMap.h"
 #include "IR/UOp.h"
 
@@ -42,4 +43,43 @@ TEST_CASE("inserting an existing key keeps its value", "[nodemap]") {
   REQUIRE(*map.find(a) == nullptr);
   REQUIRE(map[ctx.constInt(dt::I32, 2)] == nullptr); // operator[] adds a default value
   REQUIRE(map.size() == 2);
+}
+
+TEST_CASE("a node id map forgets everything on reset and grows for nodes made after it", "[nodemap]") {
+  Context ctx;
+  const UOp *a = ctx.constInt(dt::I32, 1);
+  const UOp *b = ctx.constInt(dt::I32, 2);
+  NodeIdMap<int> map;
+  map.reset(ctx.numNodes());
+  REQUIRE(map.insert(a, 10).second);
+  REQUIRE(!map.insert(a, 11).second);
+  REQUIRE(*map.find(a) == 10);
+  REQUIRE(!map.find(b));
+  const UOp *later = ctx.constInt(dt::I32, 3); // an id past the table's size
+  REQUIRE(!map.find(later));
+  REQUIRE(map.insert(later, 30).second);
+  REQUIRE(*map.find(later) == 30);
+  REQUIRE(*map.find(a) == 10); // kept through the growth
+  map.reset(ctx.numNodes());
+  REQUIRE(!map.find(a));
+  REQUIRE(!map.find(later));
+  REQUIRE(map.insert(a, 12).second);
+  REQUIRE(*map.find(a) == 12);
+}
+
+TEST_CASE("scratch node id maps held at once are distinct and come back empty", "[nodemap]") {
+  Context ctx;
+  const UOp *a = ctx.constInt(dt::I32, 1);
+  {
+    ScratchNodeIdMap<int> outer(ctx);
+    outer->insert(a, 1);
+    {
+      ScratchNodeIdMap<int> inner(ctx); // a nested user gets another table
+      REQUIRE(!inner->find(a));
+      inner->insert(a, 2);
+    }
+    REQUIRE(*outer->find(a) == 1);
+  }
+  ScratchNodeIdMap<int> again(ctx); // the pooled table, reset
+  REQUIRE(!again->find(a));
 }
