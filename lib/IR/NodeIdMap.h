@@ -22,17 +22,18 @@ public:
   /// Forgets every entry; `numNodes` (the context's node count) sizes the table once for the common case.
   void reset(size_t numNodes) {
     if (++epoch_ == 0) { // wrapped: an old stamp could equal a new epoch
-      std::fill(stamp_.begin(), stamp_.end(), 0);
+      for (Slot &s : slots_)
+        s.stamp = 0;
       epoch_ = 1;
     }
-    if (stamp_.size() < numNodes)
-      grow(numNodes);
+    if (slots_.size() < numNodes)
+      slots_.resize(numNodes);
   }
 
   /// The value of `key`, or null when it is absent. The pointer is valid until the next insertion.
   V *find(const UOp *key) {
     uint32_t id = key->id();
-    return id < stamp_.size() && stamp_[id] == epoch_ ? &value_[id] : nullptr;
+    return id < slots_.size() && slots_[id].stamp == epoch_ ? &slots_[id].value : nullptr;
   }
   const V *find(const UOp *key) const { return const_cast<NodeIdMap *>(this)->find(key); }
   bool contains(const UOp *key) const { return find(key) != nullptr; }
@@ -40,23 +41,23 @@ public:
   /// Adds (key, value) when key is absent. Returns the entry's value and whether it was added.
   std::pair<V *, bool> insert(const UOp *key, V value) {
     uint32_t id = key->id();
-    if (id >= stamp_.size())
-      grow(std::max<size_t>(size_t(id) + 1, 2 * stamp_.size()));
-    if (stamp_[id] == epoch_)
-      return {&value_[id], false};
-    stamp_[id] = epoch_;
-    value_[id] = std::move(value);
-    return {&value_[id], true};
+    if (id >= slots_.size())
+      slots_.resize(std::max<size_t>(size_t(id) + 1, 2 * slots_.size()));
+    Slot &s = slots_[id];
+    if (s.stamp == epoch_)
+      return {&s.value, false};
+    s.stamp = epoch_;
+    s.value = std::move(value);
+    return {&s.value, true};
   }
 
 private:
-  void grow(size_t size) {
-    stamp_.resize(size, 0);
-    value_.resize(size);
-  }
+  struct Slot {
+    uint32_t stamp = 0; // the entry is present when its stamp is the current epoch
+    V value{};
+  };
 
-  std::vector<uint32_t> stamp_; // an entry is present when its stamp is the current epoch
-  std::vector<V> value_;
+  std::vector<Slot> slots_; // by node id: a lookup touches one cache line
   uint32_t epoch_ = 1;
 };
 

@@ -181,9 +181,13 @@ const UOp *Context::make(Op op, DType dtype, std::span<const UOp *const> src, co
   if (2 * (nodes_.size() + 1) > table_.size())
     growTable();
   size_t mask = table_.size() - 1, slot = slotOf(h);
-  for (; table_[slot]; slot = (slot + 1) & mask)
-    if (table_[slot]->hash_ == h && sameNode(table_[slot], op, dtype, src, arg, shape, tag, vars))
-      return table_[slot];
+  for (; table_[slot]; slot = (slot + 1) & mask) {
+    if (table_[slot] >> 32 != h >> 32)
+      continue;
+    const UOp *c = nodes_[uint32_t(table_[slot]) - 1];
+    if (c->hash_ == h && sameNode(c, op, dtype, src, arg, shape, tag, vars))
+      return c;
+  }
   UOp &u = *new (allocate(sizeof(UOp), alignof(UOp))) UOp();
   nodes_.push_back(&u);
   u.op_ = op;
@@ -202,22 +206,19 @@ const UOp *Context::make(Op op, DType dtype, std::span<const UOp *const> src, co
   u.hasRange_ = r.known;
   u.vmin_ = r.lo;
   u.vmax_ = r.hi;
-  table_[slot] = &u;
+  table_[slot] = tableEntry(h, u.id_);
   return &u;
 }
 
 void Context::growTable() {
-  std::vector<const UOp *> old(std::max<size_t>(1024, 2 * table_.size()), nullptr);
-  table_.swap(old);
+  table_.assign(std::max<size_t>(1024, 2 * table_.size()), 0);
   tableShift_ = 64 - unsigned(std::countr_zero(table_.size()));
   size_t mask = table_.size() - 1;
-  for (const UOp *u : old) {
-    if (!u)
-      continue;
+  for (const UOp *u : nodes_) {
     size_t slot = slotOf(u->hash_);
     while (table_[slot])
       slot = (slot + 1) & mask;
-    table_[slot] = u;
+    table_[slot] = tableEntry(u->hash_, u->id_);
   }
 }
 

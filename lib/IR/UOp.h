@@ -153,7 +153,10 @@ private:
 
   std::vector<UOp *> nodes_; // by id, placed in the chunks
   /// Every node by its hash: open addressing, linear probing, at most half full (nodes are never removed).
-  std::vector<const UOp *> table_;
+  /// Slot entry: the node's id + 1 in the low 32 bits (0: empty) and the top 32 bits of its hash above, so a probe
+  /// passes other nodes without loading them.
+  std::vector<uint64_t> table_;
+  static uint64_t tableEntry(uint64_t hash, uint32_t id) { return (hash >> 32 << 32) | (uint64_t(id) + 1); }
   unsigned tableShift_ = 64;
   std::vector<std::unique_ptr<char[]>> chunks_;
   char *chunkPtr_ = nullptr;

@@ -60,18 +60,42 @@ Axes unite(const Axes &a, const Axes &b) {
 
 bool isPowerOf2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
-/// The value of each axis in `lane` of `axes`.
-std::map<const UOp *, int64_t> laneValues(const Axes &axes, int64_t lane) {
-  std::map<const UOp *, int64_t> v;
+/// The value of each expanded axis in one lane. A lane has few axes: a flat list, searched linearly.
+class LaneValues {
+public:
+  /// Sets (or adds) the value of `axis`.
+  void set(const UOp *axis, int64_t value) {
+    for (auto &[r, v] : items_)
+      if (r == axis) {
+        v = value;
+        return;
+      }
+    items_.emplace_back(axis, value);
+  }
+  int64_t at(const UOp *axis) const {
+    for (const auto &[r, v] : items_)
+      if (r == axis)
+        return v;
+    internalError("expand: a lane has no value for an axis");
+  }
+  auto begin() const { return items_.begin(); }
+  auto end() const { return items_.end(); }
+
+private:
+  std::vector<std::pair<const UOp *, int64_t>> items_;
+};
+
+/// The value of each axis in `lane` of `axes`, added to (or overriding those of) `into`.
+LaneValues laneValues(const Axes &axes, int64_t lane, LaneValues into = {}) {
   for (size_t i = axes.size(); i-- > 0;) {
-    v[axes[i]] = lane % rangeSize(axes[i]);
+    into.set(axes[i], lane % rangeSize(axes[i]));
     lane /= rangeSize(axes[i]);
   }
-  return v;
+  return into;
 }
 
 /// The lane of `axes` with the given axis values (axes missing from `values` do not occur).
-int64_t laneOf(const Axes &axes, const std::map<const UOp *, int64_t> &values) {
+int64_t laneOf(const Axes &axes, const LaneValues &values) {
   int64_t lane = 0;
   for (const UOp *r : axes)
     lane = lane * rangeSize(r) + values.at(r);
@@ -277,7 +301,7 @@ private:
       return e;
     }
     for (int64_t l = 0; l < laneCount(axes); ++l) {
-      std::map<const UOp *, int64_t> values = laneValues(axes, l);
+      LaneValues values = laneValues(axes, l);
       std::vector<const UOp *> src = {done_.at(u->src(0)).node};
       src.push_back(affine ? plus(base, offsets[size_t(l)]) : scalarAt(u->src(1), values));
       for (size_t i = 2; i < u->numSrc(); ++i)
@@ -337,7 +361,7 @@ private:
     return std::nullopt;
   }
 
-  static int64_t offsetAt(const Coefs &coefs, const std::map<const UOp *, int64_t> &values) {
+  static int64_t offsetAt(const Coefs &coefs, const LaneValues &values) {
     uint64_t off = 0;
     for (auto &[r, c] : coefs)
       off += uint64_t(c) * uint64_t(values.at(r));
@@ -356,7 +380,7 @@ private:
   /// The scalar value of original node u where the expanded ranges take `values`: address arithmetic is rebuilt
   /// with the ranges replaced by constants (so it simplifies to base + constant); anything else is a lane of its
   /// expanded value.
-  const UOp *scalarAt(const UOp *u, const std::map<const UOp *, int64_t> &values) {
+  const UOp *scalarAt(const UOp *u, const LaneValues &values) {
     const Expanded &x = done_.at(u);
     if (x.axes.empty())
       return x.node;
@@ -564,14 +588,10 @@ private:
     DType d = v.node->dtype().element().vec(uint16_t(n));
     std::vector<const UOp *> parts;
     for (int64_t c = 0; c < laneCount(closed); ++c) {
-      std::map<const UOp *, int64_t> values = laneValues(closed, c);
+      LaneValues values = laneValues(closed, c);
       std::vector<Arg> lanes;
-      for (int64_t k = 0; k < n; ++k) {
-        std::map<const UOp *, int64_t> all = values;
-        for (auto &[r, x] : laneValues(keep, k))
-          all[r] = x;
-        lanes.push_back(Arg(v.axes.empty() ? 0 : laneOf(v.axes, all)));
-      }
+      for (int64_t k = 0; k < n; ++k)
+        lanes.push_back(Arg(v.axes.empty() ? 0 : laneOf(v.axes, laneValues(keep, k, values))));
       if (v.axes.empty())
         parts.push_back(n == 1 ? v.node : ctx_.make(Op::Vectorize, d, std::vector<const UOp *>(size_t(n), v.node)));
       else
@@ -598,12 +618,8 @@ private:
     // lane[k][c]: the lane in v of kept lane k and closed value c
     auto lane = std::vector<std::vector<int64_t>>(size_t(n));
     for (int64_t k = 0; k < n; ++k)
-      for (int64_t c = 0; c < groups; ++c) {
-        std::map<const UOp *, int64_t> values = laneValues(closed, c);
-        for (auto &[r, x] : laneValues(keep, k))
-          values[r] = x;
-        lane[size_t(k)].push_back(laneOf(v.axes, values));
-      }
+      for (int64_t c = 0; c < groups; ++c)
+        lane[size_t(k)].push_back(laneOf(v.axes, laneValues(keep, k, laneValues(closed, c))));
     const UOp *x = v.node;
     DType elem = v.node->dtype().element();
     std::vector<std::vector<int64_t>> at = lane; // at[k][j]: the lane in x of kept lane k's partial result j
@@ -648,22 +664,22 @@ private:
 } // namespace
 
 const UOp *runExpand(const UOp *root, PassContext &pc) {
-  std::unordered_map<const UOp *, const UOp *> expanded;
-  for (const UOp *u : toposort(root)) {
-    if (u->op() != Op::Sink || !isKernelRoot(u))
-      continue;
+  bool failed = false;
+  const UOp *out = mapKernels(root, [&](const UOp *u) -> const UOp * {
+    if (failed || u->op() != Op::Sink)
+      return nullptr;
     Expander e(u->ctx(), pc.target);
     const UOp *k = e.run(u);
     if (!k) {
       pc.diags.error(Loc{pc.module.fileName, 0, 0}, e.error);
+      failed = true;
       return nullptr;
     }
-    if (k != u) {
-      expanded[u] = k;
+    if (k != u)
       pc.stats["expand.kernels"] += 1;
-    }
-  }
-  return substitute(root, expanded);
+    return k;
+  });
+  return failed ? nullptr : out;
 }
 
 } // namespace tgc
