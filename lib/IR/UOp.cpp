@@ -299,6 +299,9 @@ const UOp *Context::alu(Op op, std::span<const UOp *const> src) {
   std::optional<DType> dtype = inferDType(op, src, Arg(), err);
   if (!dtype)
     internalError("alu: " + err);
+  auto shaped = [](const UOp *s) { return s->hasShape(); };
+  if (group::elementwise().contains(op) && std::none_of(src.begin(), src.end(), shaped)) // kernel arithmetic
+    return make(op, *dtype, src);
   InferredShape shape = inferShape(op, *dtype, src, Arg(), std::nullopt);
   if (!shape.error.empty())
     internalError("alu: " + shape.error);

@@ -13,7 +13,6 @@
 
 #include "IR/NodeIdMap.h"
 #include "IR/NodeMap.h"
-#include "IR/Rewrite.h"
 #include "Passes/Pass.h"
 #include "Passes/ProgramInfo.h"
 
@@ -32,24 +31,40 @@ int nestingRank(const UOp *r) {
 
 bool rangeOrder(const UOp *a, const UOp *b) { return rangeNestsBefore(a, b); }
 
-/// end(x, r0, r1) -> end(end(x, r1), r0), r1 nested in r0 (whatever order the end lists them in)
-const UOp *splitEnd(const Match &m) {
-  const UOp *e = m.root();
-  if (e->numSrc() <= 2)
-    return nullptr;
+/// end(x, r0, ..., rk) -> end(...end(end(x, rk), rk-1)..., r0): one range per end, rk nested in rk-1 ... in r0
+/// (whatever order the end lists them in).
+const UOp *nestEnd(const UOp *e) {
   std::vector<const UOp *> ranges(e->src().begin() + 1, e->src().end());
   std::stable_sort(ranges.begin(), ranges.end(), rangeOrder);
   Context &ctx = e->ctx();
-  const UOp *inner = ctx.make(Op::End, dt::Void, {e->src(0), ranges.back()});
-  std::vector<const UOp *> src = {inner};
-  src.insert(src.end(), ranges.begin(), ranges.end() - 1);
-  return ctx.make(Op::End, dt::Void, src);
+  const UOp *x = e->src(0);
+  for (size_t i = ranges.size(); i-- > 0;)
+    x = ctx.make(Op::End, dt::Void, {x, ranges[i]});
+  return x;
 }
 
-const UOp *splitEnds(const UOp *sink) {
-  static const PatternMatcher pm("linearize-split-ends",
-                                 {{UPat::any({Op::End}), splitEnd, "end(x, r0, r1) -> end(end(x, r1), r0)"}});
-  return graphRewrite(sink, pm);
+bool closesSeveral(const UOp *u) { return u->op() == Op::End && u->numSrc() > 2; }
+
+/// The kernel with every end that closes several ranges nested (`order`: its nodes, operands first).
+const UOp *splitEnds(const UOp *sink, const std::vector<const UOp *> &order) {
+  ScratchNodeIdMap<const UOp *> now(sink->ctx()); // the nodes that changed: what they became
+  std::vector<const UOp *> src;
+  for (const UOp *u : order) {
+    src.clear();
+    bool changed = false;
+    for (const UOp *s : u->src()) {
+      const UOp *const *r = now->find(s);
+      src.push_back(r ? *r : s);
+      changed = changed || r;
+    }
+    const UOp *v = changed ? u->ctx().withSrc(u, src) : u;
+    if (closesSeveral(v))
+      v = nestEnd(v);
+    if (v != u)
+      now->insert(u, v);
+  }
+  const UOp *const *r = now->find(sink);
+  return r ? *r : sink;
 }
 
 } // namespace
@@ -293,10 +308,9 @@ private:
 
 const UOp *linearizeKernel(const UOp *sink) {
   std::vector<const UOp *> order = toposort(sink);
-  auto multiRange = [](const UOp *u) { return u->op() == Op::End && u->numSrc() > 2; };
   const UOp *split = sink;
-  if (std::any_of(order.begin(), order.end(), multiRange)) {
-    split = splitEnds(sink);
+  if (std::any_of(order.begin(), order.end(), closesSeveral)) {
+    split = splitEnds(sink, order);
     order = toposort(split);
   }
   std::vector<const UOp *> list = Linearizer(split, std::move(order)).run();
