@@ -51,8 +51,15 @@ const UOp *gepOfGep(const Match &m) {
 /// gep(x, [0, 1, ..., n-1]) -> x  when x has n lanes
 const UOp *gepIdentity(const Match &m) {
   const UOp *g = m.root();
-  const UOp *r = select(g->src(0), lanesOf(g));
-  return r == g ? nullptr : r;
+  if (!g->arg().isTuple())
+    return nullptr;
+  const Arg::Tuple &lanes = g->arg().getTuple();
+  if (int64_t(lanes.size()) != g->src(0)->dtype().lanes())
+    return nullptr;
+  for (size_t i = 0; i < lanes.size(); ++i)
+    if (!lanes[i].isInt() || lanes[i].getInt() != int64_t(i))
+      return nullptr;
+  return g->src(0);
 }
 
 /// vectorize(gep(x, [i]), gep(x, [j]), ...) -> gep(x, [i, j, ...]);  vectorize(c, c, ...) -> c
