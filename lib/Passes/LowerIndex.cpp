@@ -5,11 +5,9 @@
 // Value ranges decide: a kernel whose index nodes all have ranges within [-2^31, 2^31) uses i32 (cheaper address
 // arithmetic and vector lanes); otherwise i64. A node without a known range forces i64.
 
-#include "IR/Rewrite.h"
+#include "IR/NodeIdMap.h"
 #include "Passes/Pass.h"
 #include "Passes/ProgramInfo.h"
-
-#include <unordered_map>
 
 namespace tgc {
 namespace {
@@ -24,26 +22,26 @@ const UOp *lowerKernel(const UOp *kernel) {
       narrow = narrow && fitsI32(u);
   DType width = narrow ? dt::I32 : dt::I64;
   Context &ctx = kernel->ctx();
-  std::unordered_map<const UOp *, const UOp *> done;
+  ScratchNodeIdMap<const UOp *> done(ctx); // what each node became
   std::vector<const UOp *> src;
   for (const UOp *u : order) {
     src.clear();
     bool same = true;
     for (const UOp *s : u->src()) {
-      src.push_back(done.at(s));
+      src.push_back(*done->find(s));
       same = same && src.back() == s;
     }
     DType d = u->dtype();
     if (!d.isPtr() && d.element().isIndex())
       d = width.vec(d.lanes());
     if (same && d == u->dtype()) {
-      done[u] = u; // neither an index value nor over one
+      done->insert(u, u); // neither an index value nor over one
       continue;
     }
-    done[u] = ctx.make(u->op(), d, src, u->arg(), u->hasShape() ? std::optional<Shape>(u->shapeVec()) : std::nullopt,
-                       u->tag());
+    done->insert(u, ctx.make(u->op(), d, src, u->arg(),
+                             u->hasShape() ? std::optional<Shape>(u->shapeVec()) : std::nullopt, u->tag()));
   }
-  return done.at(kernel);
+  return *done->find(kernel);
 }
 
 } // namespace
