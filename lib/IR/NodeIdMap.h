@@ -69,8 +69,9 @@ public:
   explicit ScratchNodeIdMap(const Context &ctx) {
     if (depth_ == pool_.size())
       pool_.push_back(std::make_unique<NodeIdMap<V>>());
-    map_ = pool_[depth_++].get();
+    map_ = pool_[depth_].get();
     map_->reset(ctx.numNodes());
+    ++depth_; // taken only once the reset succeeded
   }
   ~ScratchNodeIdMap() { --depth_; }
   ScratchNodeIdMap(const ScratchNodeIdMap &) = delete;

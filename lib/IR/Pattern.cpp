@@ -247,9 +247,12 @@ static bool sameType(const UOp *a, const UOp *b) {
 }
 
 const UOp *PatternMatcher::rewrite(const UOp *u, void *user) const {
+  const std::vector<uint32_t> &candidates = byOp_[size_t(u->op())];
+  if (candidates.empty())
+    return nullptr;
   Match m;
   OpSet present = childOps(u);
-  for (uint32_t i : byOp_[size_t(u->op())]) {
+  for (uint32_t i : candidates) {
     if (!present.containsAll(requiredChildOps_[i]))
       continue;
     m.reset(u, user);

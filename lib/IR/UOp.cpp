@@ -188,6 +188,8 @@ const UOp *Context::make(Op op, DType dtype, std::span<const UOp *const> src, co
     if (c->hash_ == h && sameNode(c, op, dtype, src, arg, shape, tag, vars))
       return c;
   }
+  if (nodes_.size() >= UINT32_MAX) // ids are 32 bits, and the table stores id + 1
+    internalError("more than 2^32 - 1 nodes in one context");
   UOp &u = *new (allocate(sizeof(UOp), alignof(UOp))) UOp();
   nodes_.push_back(&u);
   u.op_ = op;

@@ -663,22 +663,29 @@ private:
 
 } // namespace
 
+namespace {
+
+/// A kernel sink with its ranges expanded (nullptr: unchanged); on an error, reports it and sets `failed`.
+const UOp *expandKernel(const UOp *kernel, PassContext &pc, bool &failed) {
+  if (failed || kernel->op() != Op::Sink)
+    return nullptr;
+  Expander e(kernel->ctx(), pc.target);
+  const UOp *k = e.run(kernel);
+  if (!k) {
+    pc.diags.error(Loc{pc.module.fileName, 0, 0}, e.error);
+    failed = true;
+    return nullptr;
+  }
+  if (k != kernel)
+    pc.stats["expand.kernels"] += 1;
+  return k;
+}
+
+} // namespace
+
 const UOp *runExpand(const UOp *root, PassContext &pc) {
   bool failed = false;
-  const UOp *out = mapKernels(root, [&](const UOp *u) -> const UOp * {
-    if (failed || u->op() != Op::Sink)
-      return nullptr;
-    Expander e(u->ctx(), pc.target);
-    const UOp *k = e.run(u);
-    if (!k) {
-      pc.diags.error(Loc{pc.module.fileName, 0, 0}, e.error);
-      failed = true;
-      return nullptr;
-    }
-    if (k != u)
-      pc.stats["expand.kernels"] += 1;
-    return k;
-  });
+  const UOp *out = mapKernels(root, [&](const UOp *k) { return expandKernel(k, pc, failed); });
   return failed ? nullptr : out;
 }
 

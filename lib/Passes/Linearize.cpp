@@ -17,6 +17,7 @@
 #include "Passes/ProgramInfo.h"
 
 #include <algorithm>
+#include <bit>
 #include <queue>
 
 namespace tgc {
@@ -105,14 +106,14 @@ void orInto(uint64_t *to, const uint64_t *from, size_t words) {
 size_t nthMember(const uint64_t *row, size_t words, size_t k) {
   for (size_t w = 0; w < words; ++w) {
     uint64_t x = row[w];
-    size_t count = size_t(__builtin_popcountll(x));
+    size_t count = size_t(std::popcount(x));
     if (k >= count) {
       k -= count;
       continue;
     }
     for (; k > 0; --k)
       x &= x - 1;
-    return w * 64 + size_t(__builtin_ctzll(x));
+    return w * 64 + size_t(std::countr_zero(x));
   }
   return SIZE_MAX;
 }
@@ -155,7 +156,7 @@ private:
   template <class F> static void forEachMember(const uint64_t *row, size_t words, F f) {
     for (size_t w = 0; w < words; ++w)
       for (uint64_t x = row[w]; x; x &= x - 1)
-        f(w * 64 + size_t(__builtin_ctzll(x)));
+        f(w * 64 + size_t(std::countr_zero(x)));
   }
 
   void clearEnded(const UOp *end, uint64_t *row) const {
