@@ -661,10 +661,6 @@ private:
   std::unordered_map<const UOp *, std::optional<Coefs>> coefsMemo_;
 };
 
-} // namespace
-
-namespace {
-
 /// A kernel sink with its ranges expanded (nullptr: unchanged); on an error, reports it and sets `failed`.
 const UOp *expandKernel(const UOp *kernel, PassContext &pc, bool &failed) {
   if (failed || kernel->op() != Op::Sink)

@@ -95,6 +95,7 @@ private:
   std::vector<uint64_t> bits_;
 };
 
+bool testBit(const uint64_t *row, size_t b) { return row[b / 64] >> (b % 64) & 1; }
 void setBit(uint64_t *row, size_t b) { row[b / 64] |= uint64_t(1) << (b % 64); }
 void clearBit(uint64_t *row, size_t b) { row[b / 64] &= ~(uint64_t(1) << (b % 64)); }
 void orInto(uint64_t *to, const uint64_t *from, size_t words) {
@@ -199,7 +200,7 @@ private:
       while (!work.empty()) {
         size_t r = work.back();
         work.pop_back();
-        if (row[r / 64] & (uint64_t(1) << (r % 64)))
+        if (testBit(row, r))
           continue;
         setBit(row, r);
         if (parents[r])

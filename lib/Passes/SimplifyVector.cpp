@@ -9,12 +9,17 @@ namespace {
 
 std::vector<int64_t> lanesOf(const UOp *gep) { return gep->arg().intTuple(); }
 
-/// A gep of the lanes of v, or v itself when the lanes are all of v in order.
-const UOp *select(const UOp *v, const std::vector<int64_t> &lanes) {
+/// Whether `lanes` are all of v's lanes, in order.
+bool allLanesInOrder(const UOp *v, const std::vector<int64_t> &lanes) {
   bool identity = int64_t(lanes.size()) == v->dtype().lanes();
   for (size_t i = 0; i < lanes.size() && identity; ++i)
     identity = lanes[i] == int64_t(i);
-  if (identity)
+  return identity;
+}
+
+/// A gep of the lanes of v, or v itself when the lanes are all of v in order.
+const UOp *select(const UOp *v, const std::vector<int64_t> &lanes) {
+  if (allLanesInOrder(v, lanes))
     return v;
   std::vector<Arg> args(lanes.begin(), lanes.end());
   return v->ctx().make(Op::Gep, v->dtype().element().vec(uint16_t(lanes.size())), {v}, Arg(args));
@@ -51,15 +56,7 @@ const UOp *gepOfGep(const Match &m) {
 /// gep(x, [0, 1, ..., n-1]) -> x  when x has n lanes
 const UOp *gepIdentity(const Match &m) {
   const UOp *g = m.root();
-  if (!g->arg().isTuple())
-    return nullptr;
-  const Arg::Tuple &lanes = g->arg().getTuple();
-  if (int64_t(lanes.size()) != g->src(0)->dtype().lanes())
-    return nullptr;
-  for (size_t i = 0; i < lanes.size(); ++i)
-    if (!lanes[i].isInt() || lanes[i].getInt() != int64_t(i))
-      return nullptr;
-  return g->src(0);
+  return allLanesInOrder(g->src(0), lanesOf(g)) ? g->src(0) : nullptr; // no gep rebuilt only to compare
 }
 
 /// vectorize(gep(x, [i]), gep(x, [j]), ...) -> gep(x, [i, j, ...]);  vectorize(c, c, ...) -> c
