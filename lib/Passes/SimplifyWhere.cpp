@@ -83,7 +83,15 @@ const UOp *selectMax(const Match &m) {
   return m.ctx().alu(Op::Max, {x, y});
 }
 
-/// Whether `u` uses `x`, looking at no more than a few nodes and no memory access: nullopt when it gives up.
+/// Whether `n` computes each element from the same element of its operands, so that a value known at an element
+/// stays known through it. Movement ops, tensor reduces and composites read other elements; loads read memory.
+bool sameElement(const UOp *n) {
+  static const OpSet other = OpSet::ofGroup(OpGroup::Movement) | OpSet::ofGroup(OpGroup::Composite) |
+                             OpSet{Op::ReduceAxis, Op::Load, Op::Index, Op::DefineGlobal};
+  return !other.contains(n->op());
+}
+
+/// Whether `u` uses `x` through elementwise ops only, looking at no more than a few nodes: nullopt when it gives up.
 std::optional<bool> smallUse(const UOp *u, const UOp *x) {
   constexpr size_t limit = 64;
   std::vector<const UOp *> stack = {u};
@@ -92,8 +100,8 @@ std::optional<bool> smallUse(const UOp *u, const UOp *x) {
   while (!stack.empty()) {
     const UOp *n = stack.back();
     stack.pop_back();
-    if (n->op() == Op::Load || n->op() == Op::Index || n->op() == Op::DefineGlobal || seen.size() > limit)
-      return std::nullopt; // a load's address and gate belong to the memory passes
+    if (!sameElement(n) || seen.size() > limit)
+      return std::nullopt; // flip(c) is c at another element; a load's address belongs to the memory passes
     found = found || n == x;
     for (const UOp *s : n->src())
       if (seen.insert(s).second)
@@ -226,7 +234,7 @@ std::vector<Rule> whereRules() {
       {P::op(Op::Where, {P::var("a", DClass::Int) < P::var("b", DClass::Int), y, x}), selectMax,
        "where(x < y, y, x) -> max(x, y) ; where(i < 4, 0, i - 4) -> max(i - 4, 0)  (integers)"},
       {P::op(Op::Where, {cb, t, f}), conditionInBranches,
-       "where(c, t, f): c -> true inside t, c -> false inside f  (small branches without memory access)"},
+       "where(c, t, f): c -> true inside t, c -> false inside f  (small elementwise branches, no memory access)"},
       {P::any(group::alu()).repeatSrc(P::any({Op::Where})), pairedSelects,
        "op(where(c, 1, x), where(c, 2, y)) -> where(c, op(1, 2), op(x, y))  (a constant pair; total ops only)"},
       {P::op(Op::Add, {x, y}), sumSelects,

@@ -67,6 +67,20 @@ bool checkCpuAndFeatures(const std::string &triple, const std::string &cpu, cons
   return true;
 }
 
+std::string cpuFeatureSummary(const std::string &triple, const std::string &cpu, const std::string &features) {
+  initializeLLVM();
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return features;
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(triple, cpu, features));
+  std::string out;
+  for (const char *f : {"+avx", "+avx2", "+fma", "+avx512f", "+avx512bw", "+avx512vl"})
+    if (sti->checkFeatures(f))
+      out += std::string(out.empty() ? "" : ",") + f;
+  return out;
+}
+
 /// The target machine for `t` at the code generation level of `effort`, made once per thread and reused for every
 /// kernel that thread compiles: building one (its subtarget, lowering tables and assembler info) cost about 1 ms,
 /// twice per kernel. A TargetMachine may compile modules one after another, not from two threads at once.

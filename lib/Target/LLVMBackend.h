@@ -25,6 +25,10 @@ void initializeLLVM();
 bool checkCpuAndFeatures(const std::string &triple, const std::string &cpu, const std::string &features,
                          std::string &error);
 
+/// The vector and FMA features (+avx, +avx2, +fma, +avx512f, ...) that `cpu` with `features` has, as LLVM's CPU
+/// tables say: what the lowering passes size vectors and register tiles by when --mcpu names another CPU.
+std::string cpuFeatureSummary(const std::string &triple, const std::string &cpu, const std::string &features);
+
 /// What LLVM does with a kernel (CPU targets; GPU targets always get the whole O3 pipeline).
 enum class Effort {
   Vectorized, // optimize's actions vectorized and unrolled it: O3 without LLVM's vectorizers and unrollers

@@ -39,7 +39,8 @@ std::optional<FpContract> parseFpContract(const std::string &text) {
 void setFpContract(TargetInfo &t, FpContract mode) {
   bool fast = mode == FpContract::Fast;
   t.fpContract = fast;
-  t.desc.contract = mode != FpContract::Off && (isGpuTarget(t) || hasFMAOfFeatures(t.features));
+  bool fma = isGpuTarget(t) || hasFMAOfFeatures(cpuFeatureSummary(t.triple, t.cpu, t.features));
+  t.desc.contract = mode != FpContract::Off && fma;
   std::string from = fast ? "-ffp-contract=off" : "-ffp-contract=fast";
   std::string to = fast ? "-ffp-contract=fast" : "-ffp-contract=off";
   if (size_t at = t.cflags.find(from); at != std::string::npos)
@@ -93,8 +94,10 @@ std::optional<TargetInfo> targetFor(const std::string &name, const std::string &
     t.streamingStoreBytes = 32.0 * 1024 * 1024;
   }
   t.desc = *hostTargetDesc(name);
-  setVectorBits(t.desc, vectorBitsOfFeatures(t.features));
-  t.desc.contract = hasFMAOfFeatures(t.features);
+  // the CPU's own features (x86-64-v3: AVX2 and FMA) with --mattr's changes, as LLVM's CPU tables list them
+  std::string vectorFeatures = cpuFeatureSummary(t.triple, t.cpu, t.features);
+  setVectorBits(t.desc, vectorBitsOfFeatures(vectorFeatures));
+  t.desc.contract = hasFMAOfFeatures(vectorFeatures);
   t.cflags =
       "-O3 -fwrapv -fno-math-errno -ffp-contract=off -fPIC -march=" + (cpu.empty() ? std::string("native") : cpu);
   return t;

@@ -497,6 +497,56 @@ class Generator:
             return None
         return self.add("where", [c, x, y], None, x.dtype, shape)
 
+    def self_select(self):
+        """where(c, t, f) whose branch computes with c itself, directly or read at other elements through a view
+        (flip, a permute reshaped back), maybe cast to an integer: simplify may fold c inside a branch only where the
+        branch reads c at the same element."""
+        c = self.pick(lambda n: n.dtype == "bool" and n.exact and len(n.shape) >= 1)
+        if not c:
+            return None
+        x = self.partner(c, exact=True)
+        if x is None or not x.exact:
+            return None
+        pair = [c, x] if self.r.random() < 0.5 else [x, c]
+        t = self.add(self.r.choice(["and", "or", "xor", "cmpne", "cmpeq"]), pair, None, "bool", c.shape)
+        if self.r.random() < 0.7:
+            t = self.view(t)
+        f = self.r.choice([c, x if x.shape == c.shape else c, self.const("bool", self.r.random() < 0.5)])
+        if self.r.random() < 0.4:
+            d = self.r.choice(["i32", "i8", "u8", "f32"])
+            t, f = self.add("cast", [t], None, d, t.shape), self.add("cast", [f], None, d, f.shape)
+        branches = [t, f] if self.r.random() < 0.5 else [f, t]
+        return self.add("where", [c] + branches, None, t.dtype, c.shape)
+
+    def view(self, a):
+        """a at other elements, in a's shape: a flip of some axes, or a permute reshaped back to a's shape."""
+        s = a.shape
+        if len(s) >= 2 and self.r.random() < 0.5:
+            order = list(reversed(range(len(s))))
+            p = self.add("permute", [a], order, a.dtype, tuple(s[i] for i in order))
+            return self.add("reshape", [p], None, a.dtype, s)
+        axes = sorted(self.r.sample(range(len(s)), self.r.randint(1, len(s))))
+        return self.add("flip", [a], axes, a.dtype, s)
+
+    def guarded_division(self):
+        """q = a / where(b == 0, k, b) with b often a bool cast to an integer, maybe max-reduced: the select that
+        keeps a divisor from zero, as frontends write it."""
+        a = self.pick(lambda n: n.exact and n.dtype != "bool" and not is_float(n.dtype) and len(n.shape) >= 1)
+        if not a:
+            return None
+        b = self.pick(lambda n: n.exact and n.dtype == "bool" and n.shape == a.shape)
+        b = self.add("cast", [b], None, a.dtype, a.shape) if b and self.r.random() < 0.7 else self.partner(a, exact=True)
+        if b is None or not b.exact or b.dtype != a.dtype:
+            return None
+        zero = self.add("cmpeq", [b, self.const(a.dtype, 0)], None, "bool", b.shape)
+        den = self.add("where", [zero, self.const(a.dtype, self.r.choice([1, 3, 7])), b], None, a.dtype, b.shape)
+        q = self.add(self.r.choice(["idiv", "mod"]), [a, den], None, a.dtype, a.shape)
+        if self.r.random() < 0.5:
+            axes = sorted(self.r.sample(range(len(q.shape)), self.r.randint(1, len(q.shape))))
+            out = tuple(1 if i in axes else d for i, d in enumerate(q.shape))
+            q = self.add("reduce_axis", [q], [self.r.choice(["max", "add"]), axes], q.dtype, out)
+        return q
+
     def cast(self):
         a = self.pick()
         if not a:
@@ -791,9 +841,10 @@ class Generator:
         return self.add("batchnorm", [x] + params + [var], 1e-5, x.dtype, x.shape)
 
     BUILDERS = [("unary_float", 10), ("unary_int", 3), ("binary", 25), ("logic", 4), ("compare", 6), ("where", 6),
-                ("cast", 8), ("movement", 25), ("reduce", 10), ("contiguous", 2), ("activation", 6),
-                ("axis_composite", 6), ("matmul", 4), ("tc_matmul", 1), ("pad_mode", 2), ("conv", 3), ("pool", 3), ("gather", 3), ("concat", 3),
-                ("arange", 1), ("batchnorm", 1)]
+                ("self_select", 3), ("guarded_division", 2), ("cast", 8), ("movement", 25), ("reduce", 10),
+                ("contiguous", 2), ("activation", 6), ("axis_composite", 6), ("matmul", 4), ("tc_matmul", 1),
+                ("pad_mode", 2), ("conv", 3), ("pool", 3), ("gather", 3), ("concat", 3), ("arange", 1),
+                ("batchnorm", 1)]
 
     def generate(self):
         for _ in range(self.r.randint(1, 2)):

@@ -4,7 +4,8 @@
 For each seed, progen.py writes a valid random program (elementwise ops, casts, movement ops, reductions and
 composites over f32/f16/bf16/f64/integer/bool tensors, with zero-size and broadcast shapes, constant conditions and
 aliasing views). It runs through the reference interpreter (tgc run --interp), LLVM's JIT (tgc run), a compiled
-executable for the cpu target and one for the c target, and tgc-opt --check-semantics over lower-tensors and
+executable for the cpu target (its --mcpu cycles by seed through the host's, AVX2, AVX-512 where the host runs it,
+and baseline x86-64) and one for the c target, and tgc-opt --check-semantics over lower-tensors and
 codegen. Outputs are compared with the interpreter's: bit for bit where the program is exact (integers, bools,
 and floats that only moved or went through correctly rounded arithmetic), within the error bound progen derives
 where results may legitimately differ (reassociated sums, polynomial transcendentals, composites). Programs whose
@@ -43,6 +44,29 @@ ALL_STAGES = ["interp", "jit", "cpu", "c", "semantics"]
 # "compile-cuda" and "compile-amd" compile for them (ptxas and ld.lld accept the code; nothing runs, and a
 # target's documented "cannot compile ... yet" passes).
 EXTRA_STAGES = ["opencl", "semantics-gpu", "semantics-cuda", "semantics-amd", "compile-cuda", "compile-amd"]
+
+
+def host_cpus():
+    """The --mcpu values the cpu stage cycles through (by seed): the host's own code, AVX2 and baseline SSE2, and
+    AVX-512 where the host runs it, so vector code for each kind of x86-64 CPU meets the interpreter."""
+    flags = set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    break
+    except OSError:
+        pass
+    cpus = [None]
+    if "avx2" in flags and "fma" in flags:
+        cpus.append("x86-64-v3")
+    if {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= flags:
+        cpus.append("x86-64-v4")
+    return cpus + ["x86-64"]
+
+
+CPUS = host_cpus()
 
 
 def run(cmd, timeout=TIMEOUT):
@@ -93,8 +117,8 @@ def ill_conditioned(prog):
     return any(progen.is_float(by[o].dtype) and by[o].err > 1e-5 * max(1.0, by[o].mag) for o in prog.outputs)
 
 
-def check(prog, work, stages, seed=1):
-    """(status, stage, detail): status is 'pass', 'skip' or 'fail'."""
+def check(prog, work, stages, seed=1, mcpu=None):
+    """(status, stage, detail): status is 'pass', 'skip' or 'fail'. mcpu: the cpu stage's --mcpu (None: the host)."""
     os.makedirs(work, exist_ok=True)
     uop = os.path.join(work, "p.uop")
     with open(uop, "w") as f:
@@ -134,15 +158,17 @@ def check(prog, work, stages, seed=1):
             rc, out = run([TGC, "run", uop, "--seed", str(seed), "--output-dir", got] + target)
         else:
             exe_dir = os.path.join(work, stage)
-            rc, out = run([TGC, "compile", uop, "-o", exe_dir, "--target", stage, "--name", "model"])
+            cpu = ["--mcpu", mcpu] if stage == "cpu" and mcpu else []
+            rc, out = run([TGC, "compile", uop, "-o", exe_dir, "--target", stage, "--name", "model"] + cpu)
             if rc != 0:
                 return "fail", stage, "compile " + kind(rc) + ": " + tail(out)
             rc, out = run([os.path.join(exe_dir, "model"), "--seed", str(seed), "--output-dir", got])
+        where = f" (--mcpu={mcpu})" if stage == "cpu" and mcpu else ""
         if rc != 0:
-            return "fail", stage, kind(rc) + ": " + tail(out)
+            return "fail", stage, kind(rc) + where + ": " + tail(out)
         diff = compare(prog, ref, got)
         if diff:
-            return "fail", stage, "mismatch: " + diff
+            return "fail", stage, "mismatch" + where + ": " + diff
     return "pass", None, None
 
 
@@ -202,7 +228,7 @@ def replace_uses(p, old, new):
     p.outputs = list(dict.fromkeys(new if o == old else o for o in p.outputs))
 
 
-def minimize(prog, result, work, stages):
+def minimize(prog, result, work, stages, mcpu):
     want = signature(result)
     best, best_result = prog, result
     steps = 0
@@ -215,7 +241,7 @@ def minimize(prog, result, work, stages):
             if any(math.isinf(cand.by_name()[o].err) for o in cand.outputs):
                 continue
             steps += 1
-            r = check(cand, work, [s for s in stages if s in ("interp", want[1])] or stages)
+            r = check(cand, work, [s for s in stages if s in ("interp", want[1])] or stages, mcpu=mcpu)
             if signature(r) == want:
                 best, best_result = cand, r
                 improved = True
@@ -229,13 +255,14 @@ def one_seed(args):
     seed, work_root, stages, do_minimize = args
     work = os.path.join(work_root, f"seed-{seed}")
     prog = progen.generate(seed)
-    result = check(prog, work, stages)
+    mcpu = CPUS[seed % len(CPUS)]
+    result = check(prog, work, stages, mcpu=mcpu)
     if result[0] != "fail":
         shutil.rmtree(work, ignore_errors=True)
         return seed, result, None
     text = None
     if do_minimize:
-        small, result2 = minimize(prog, result, work + ".min", stages)
+        small, result2 = minimize(prog, result, work + ".min", stages, mcpu)
         text = small.text()
         result = (result[0], result[1], result[2] + "\n    minimized: " + result2[2])
     else:
