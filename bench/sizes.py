@@ -12,8 +12,12 @@ The same run reads the CPU (model, vector ISA) and measures its limits: the fp32
 compiled with -march=native, 12 independent vector accumulators) and copy bandwidth (numpy copy of 256 MiB, counted
 as read + write bytes), so GFLOPS and GB/s can be read as fractions of what the machine does.
 
+--isa avx2 measures code for AVX2 CPUs on any newer host: tgc compiles with --mcpu=x86-64-v3, OpenBLAS runs its
+Haswell kernels (OPENBLAS_CORETYPE=Haswell), PyTorch its AVX2 ones (ATEN_CPU_CAPABILITY=avx2), and the peak probe is
+built for x86-64-v3.
+
 Baselines run in a subprocess of --python (default: this interpreter) with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE
-removed and OPENBLAS_NUM_THREADS / OMP_NUM_THREADS / TGC_NUM_THREADS set to --threads. A missing package is
+removed (unless --isa sets them) and OPENBLAS_NUM_THREADS / OMP_NUM_THREADS / TGC_NUM_THREADS set to --threads. A missing package is
 reported and its columns show n/a. `bench/sizes.py --setup` makes build/benchenv with numpy, torch (CPU) and
 tinygrad from PyPI; then pass --python build/benchenv/bin/python.
 """
@@ -363,14 +367,21 @@ def cpu_description():
     return "%s, %s, %d cpus" % (model, isa, os.cpu_count() or 0)
 
 
-def peak_probe():
+ISAS = {  # --isa: tgc's --mcpu, the probe's -march and the baselines' kernel choice
+    "native": {"mcpu": None, "march": "native", "env": {}},
+    "avx2": {"mcpu": "x86-64-v3", "march": "x86-64-v3",
+             "env": {"OPENBLAS_CORETYPE": "Haswell", "ATEN_CPU_CAPABILITY": "avx2"}},
+}
+
+
+def peak_probe(march="native"):
     cc = shutil.which("clang-19") or shutil.which("clang") or shutil.which("cc")
     if not cc:
         return None
     with tempfile.TemporaryDirectory() as d:
         src, exe = os.path.join(d, "peak.c"), os.path.join(d, "peak")
         open(src, "w").write(PEAK_C)
-        if subprocess.run([cc, "-O2", "-march=native", src, "-o", exe], capture_output=True).returncode != 0:
+        if subprocess.run([cc, "-O2", "-march=" + march, src, "-o", exe], capture_output=True).returncode != 0:
             return None
         r = subprocess.run([exe], capture_output=True, text=True)
         return float(r.stdout.split()[0]) if r.returncode == 0 else None
@@ -415,6 +426,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1, help="threads for every contender (default 1)")
     ap.add_argument("--tgc-flags", default="", help="extra flags for tgc compile, e.g. --tgc-flags=--fp-contract=fast")
     ap.add_argument("--baselines", default="numpy,torch,tinygrad", help="which baselines to run")
+    ap.add_argument("--isa", choices=sorted(ISAS), default="native",
+                    help="native (default) or avx2: code for AVX2 CPUs from every contender, on any newer host")
     ap.add_argument("--setup", action="store_true", help="make BUILD/benchenv with the baselines from PyPI and exit")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--name", help=argparse.SUPPRESS)
@@ -431,14 +444,16 @@ def main():
     for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "TGC_NUM_THREADS", "MKL_NUM_THREADS"):
         env[k] = str(args.threads)
     env["TGC_BENCH_OUT"] = out
+    isa = ISAS[args.isa]
+    env.update(isa["env"])
     names = [n for n in args.only.split(",") if n]
     for n in names:
         if n not in WORKLOADS:
             print("unknown workload '%s' (have %s)" % (n, ", ".join(WORKLOADS)))
             return 1
 
-    print("cpu: %s" % cpu_description())
-    peak = peak_probe()
+    print("cpu: %s%s" % (cpu_description(), "" if args.isa == "native" else "; code for %s (--isa)" % args.isa))
+    peak = peak_probe(isa["march"])
     bw = bandwidth_probe(args.python, env)
     print("measured: fp32 FMA peak (1 core) %s GFLOPS, copy bandwidth %s GB/s" %
           ("%.1f" % peak if peak else "n/a", "%.1f" % bw if bw else "n/a (numpy missing)"))
@@ -452,7 +467,7 @@ def main():
 
     # compile
     exes, compile_ms, first_ms, schedule_ms = {}, {}, {}, {}
-    flags = args.tgc_flags.split() if args.tgc_flags else []
+    flags = (args.tgc_flags.split() if args.tgc_flags else []) + (["--mcpu=" + isa["mcpu"]] if isa["mcpu"] else [])
     for n in names:
         text, _, _ = WORKLOADS[n]
         path = os.path.join(out, n + ".uop")

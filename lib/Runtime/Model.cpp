@@ -21,15 +21,15 @@
 
 namespace {
 
-/// Calls smaller than this (estimated flops + bytes) run on one thread: waking a passively waiting worker costs tens
-/// of microseconds on VMs. Measured on the 2-vCPU development VM: a 55 MFLOP conv ran 1.5x faster on 2 threads,
-/// an 8 MFLOP conv no faster, a 3 MFLOP matmul 1.3x slower, so only calls above ~16M operations are split.
-constexpr double kParallelMinWork = 1 << 24;
+/// Calls smaller than this (estimated flops + bytes, about 10 us of work) run on one thread. A job on the pool
+/// costs about a microsecond while its workers poll (bench/pool.cpp), so larger calls are tried on it.
+constexpr double kParallelMinWork = 1 << 20;
 
 /// Runs, after the first two (cold caches, run-once calls, workers' first wake-up), in which each call that may be
-/// split times itself on all threads and on one, alternately; then it runs on one thread only if that was clearly
-/// faster (by kAloneGain), since a wrong choice of one thread costs up to the thread count (the estimate above
-/// decides only which calls are tried).
+/// split times itself: the first half of them on all threads, the rest on one (so the pooled runs follow pooled
+/// runs, with workers still polling, as they will once chosen); then it runs on one thread only if that was
+/// clearly faster (by kAloneGain), since a wrong choice of one thread costs up to the thread count (the estimate
+/// above decides only which calls are tried).
 constexpr int kThreadWarmRuns = 2;
 constexpr int kThreadProbeRuns = 6;
 constexpr double kAloneGain = 0.85;
@@ -400,7 +400,7 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
     double work = (call.flops + call.bytes) * workScale(m, call);
     bool splittable = extent > 1 && m->pool->size() > 1 && work >= kParallelMinWork;
     bool probing = splittable && m->runs >= kThreadWarmRuns && choice.probes < kThreadProbeRuns;
-    bool pooled = splittable && (probing ? choice.probes % 2 == 0 : choice.usePool);
+    bool pooled = splittable && (probing ? choice.probes < kThreadProbeRuns / 2 : choice.usePool);
     auto start = std::chrono::steady_clock::now();
     if (pooled)
       m->pool->run(call.fn, m->args.data(), extent);

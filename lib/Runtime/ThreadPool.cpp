@@ -1,14 +1,93 @@
-//===- ThreadPool.cpp - Workers that wait passively -------------*- C++ -*-===//
+//===- ThreadPool.cpp - Workers that spin briefly, then sleep ---*- C++ -*-===//
 // A generation counter starts a job; each worker runs its chunk and the last one to finish wakes the caller.
 //===----------------------------------------------------------------------===//
 
 #include "Runtime/ThreadPool.h"
 
+#include <chrono>
+#ifdef __linux__
+#include <sched.h>
+#endif
 #include <system_error>
+#include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace tgc::rt {
+namespace {
+
+void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+/// Wait until `value` differs from `old`: poll for `spinMicros`, then sleep on the futex.
+template <typename T> T waitChange(const std::atomic<T> &value, T old, int spinMicros) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(spinMicros);
+  for (int i = 1;; ++i) {
+    T now = value.load(std::memory_order_acquire);
+    if (now != old)
+      return now;
+    pause();
+    if (i % 64 != 0)
+      continue;
+    if (std::chrono::steady_clock::now() > deadline)
+      break;
+    std::this_thread::yield(); // a thread this one waits for may have been woken onto this CPU
+  }
+  T now;
+  while ((now = value.load(std::memory_order_acquire)) == old)
+    value.wait(old, std::memory_order_acquire);
+  return now;
+}
+
+/// The CPU this thread runs on, or -1 where the system does not say.
+int currentCpu() {
+#ifdef __linux__
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
+/// Move this thread off `cpu` to another CPU it may run on, and let it run anywhere again: Linux may wake a worker
+/// onto the CPU of the thread that woke it, and then leaves both there (cache-hot tasks are not migrated), so a
+/// 2-thread job would run at 1-thread speed.
+void leaveCpu(int cpu) {
+#ifdef __linux__
+  cpu_set_t allowed;
+  if (cpu < 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2 ||
+      !CPU_ISSET(cpu, &allowed))
+    return;
+  cpu_set_t others = allowed;
+  CPU_CLR(cpu, &others);
+  if (sched_setaffinity(0, sizeof others, &others) == 0)
+    sched_setaffinity(0, sizeof allowed, &allowed);
+#else
+  (void)cpu;
+#endif
+}
+
+void chunk(tgc_kernel_fn fn, void *const *buffers, int64_t extent, int index, int parts) {
+  int64_t begin = extent * index / parts;
+  int64_t end = extent * (index + 1) / parts;
+  if (begin < end)
+    fn(buffers, begin, end);
+}
+
+} // namespace
 
 ThreadPool::ThreadPool(int threads) {
+#ifdef __linux__
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+    cpus_ = CPU_COUNT(&allowed);
+#endif
   for (int i = 1; i < threads; ++i) {
     try {
       workers_.emplace_back([this, i] { work(i); });
@@ -19,20 +98,11 @@ ThreadPool::ThreadPool(int threads) {
 }
 
 ThreadPool::~ThreadPool() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  start_.notify_all();
+  stop_.store(true, std::memory_order_relaxed);
+  generation_.fetch_add(1, std::memory_order_release);
+  generation_.notify_all();
   for (std::thread &t : workers_)
     t.join();
-}
-
-static void chunk(tgc_kernel_fn fn, void *const *buffers, int64_t extent, int index, int parts) {
-  int64_t begin = extent * index / parts;
-  int64_t end = extent * (index + 1) / parts;
-  if (begin < end)
-    fn(buffers, begin, end);
 }
 
 void ThreadPool::run(tgc_kernel_fn fn, void *const *buffers, int64_t extent) {
@@ -40,36 +110,29 @@ void ThreadPool::run(tgc_kernel_fn fn, void *const *buffers, int64_t extent) {
     fn(buffers, 0, extent);
     return;
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    fn_ = fn;
-    buffers_ = buffers;
-    extent_ = extent;
-    pending_ = int(workers_.size());
-    ++generation_;
-  }
-  start_.notify_all();
+  fn_ = fn;
+  buffers_ = buffers;
+  extent_ = extent;
+  callerCpu_ = currentCpu();
+  pending_.store(int(workers_.size()), std::memory_order_relaxed);
+  generation_.fetch_add(1, std::memory_order_release);
+  generation_.notify_all();
   chunk(fn, buffers, extent, 0, size());
-  std::unique_lock<std::mutex> lock(mu_);
-  done_.wait(lock, [this] { return pending_ == 0; });
+  for (int left = pending_.load(std::memory_order_acquire); left != 0;)
+    left = waitChange(pending_, left, kCallerSpinMicros);
 }
 
 void ThreadPool::work(int index) {
-  uint64_t seen = 0;
+  uint32_t seen = 0;
   while (true) {
-    std::unique_lock<std::mutex> lock(mu_);
-    start_.wait(lock, [&] { return stop_ || generation_ != seen; });
-    if (stop_)
+    seen = waitChange(generation_, seen, kSpinMicros);
+    if (stop_.load(std::memory_order_relaxed))
       return;
-    seen = generation_;
-    tgc_kernel_fn fn = fn_;
-    void *const *buffers = buffers_;
-    int64_t extent = extent_;
-    lock.unlock();
-    chunk(fn, buffers, extent, index, size());
-    lock.lock();
-    if (--pending_ == 0)
-      done_.notify_one();
+    if (int cpu = currentCpu(); cpu >= 0 && cpu == callerCpu_ && size() <= cpus_)
+      leaveCpu(cpu);
+    chunk(fn_, buffers_, extent_, index, size());
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+      pending_.notify_one();
   }
 }
 
