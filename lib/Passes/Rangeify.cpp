@@ -30,8 +30,9 @@
 //      innermost loop; a copy into a padded buffer costs one pass over the data. What the pad reads is realized
 //      first when it is a computation, so it runs unmasked in its own kernel. Not a pad of a half value cast to
 //      f32 (a half convolution: tensor cores read the halves);
-//   6. an expensive elementwise value (exp2, log2, sin, sqrt, recip, fdiv, pow) read inside a reduce at an index
-//      that ignores one of the loops around it (gelu before a matmul is recomputed for every output column):
+//   6. an expensive elementwise value (exp2, log2, sin, sqrt, recip, fdiv, pow), or one whose own unstored
+//      computation has 3 or more ALU ops (a layer norm's (x - mean) * rsqrt * w + b), read inside a reduce at an
+//      index that ignores one of the loops around it (gelu before a matmul is recomputed for every output column):
 //      computing it once into a buffer is cheaper. Found the same way as 3, once no reduce is left to realize.
 // Rules 3 and 6 store a value together with its epilogue: the elementwise ops and reshapes over it up to the one
 // node through which all of them are read (a matmul's bias and relu, a layer norm's rsqrt, softmax's 1/sum) are
@@ -312,6 +313,34 @@ private:
     return ctx_.cast(add(mul(i, t[2].getInt()), constIndex(t[0].getInt())), node->dtype());
   }
 
+  /// An elementwise value whose unstored computation has kCostlyOps or more ALU ops (casts not counted), e.g. a
+  /// layer norm's (x - mean) * rsqrt * w + b: rule 6 stores it rather than recompute it inside a reduce.
+  bool isCostly(const UOp *node) {
+    if (!group::elementwise().contains(node->op()))
+      return false;
+    auto [it, fresh] = costly_.try_emplace(node, false);
+    if (!fresh)
+      return it->second;
+    constexpr int kCostlyOps = 3;
+    std::vector<const UOp *> work = {node};
+    std::unordered_set<const UOp *> seen = {node};
+    int ops = 0;
+    while (!work.empty() && ops < kCostlyOps && seen.size() < 32) {
+      const UOp *u = work.back();
+      work.pop_back();
+      bool alu = group::elementwise().contains(u->op());
+      if (!alu && opGroup(u->op()) != OpGroup::Movement)
+        continue; // a load, a constant, a reduce (stored by rule 3)
+      if (u != node && buffers_.of.count(u))
+        continue;
+      ops += alu && opGroup(u->op()) != OpGroup::Cast && u->op() != Op::Where;
+      for (const UOp *src : u->src())
+        if (seen.insert(src).second)
+          work.push_back(src);
+    }
+    return it->second = ops >= kCostlyOps;
+  }
+
   static bool isSingleOperand(Op op) {
     return op == Op::Contiguous || op == Op::Copy || op == Op::ReduceAxis || opGroup(op) == OpGroup::Movement;
   }
@@ -323,7 +352,7 @@ private:
   const UOp *enter(std::vector<Frame> &stack, const UOp *node, Index idx, const UOp *valid, bool memoize) {
     // idx is a copy: it may be an operand index of a frame on `stack`, which the push below can move
     if (memoize) {
-      if ((node->op() == Op::ReduceAxis || isExpensive(node->op())) && !buffers_.of.count(node))
+      if ((node->op() == Op::ReduceAxis || isExpensive(node->op()) || isCostly(node)) && !buffers_.of.count(node))
         noteUse(node, idx); // every use counts, also one the memo answers
       if (group::elementwise().contains(node->op()) && !buffers_.of.count(node))
         noteIndex(node, idx);
@@ -524,6 +553,7 @@ private:
   std::vector<int64_t> reduceSizes_;
   int64_t nextAxis_ = 0;
   std::map<std::tuple<const UOp *, Index, const UOp *>, const UOp *> memo_;
+  std::unordered_map<const UOp *, bool> costly_; // isCostly's answers
   std::map<const UOp *, std::pair<std::set<Index>, bool>> indices_;
 };
 
