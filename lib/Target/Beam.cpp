@@ -435,6 +435,8 @@ bool beamSearch(const Module &program, const TargetInfo &t, const BeamOptions &o
   double pending = 0; // heuristics' time of the kernels not searched yet
   for (const Work &w : work)
     pending += w.search->heuristicUs();
+  double before = pending; // the searched kernels' time with the heuristics' actions, and the unsearched ones'
+  double after = pending;  // ... with the best actions found so far
   for (size_t i = 0; i < work.size(); ++i) {
     Work &w = work[i];
     Clock::time_point now = Clock::now();
@@ -452,11 +454,12 @@ bool beamSearch(const Module &program, const TargetInfo &t, const BeamOptions &o
     Clock::time_point until =
         std::min(deadline, now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share)));
     TuningEntry e = w.search->search(o, until);
-    char gain[32];
-    std::snprintf(gain, sizeof gain, "%.2fx", e.heuristicUs / std::max(e.us, 1e-3));
+    after -= e.heuristicUs - std::min(e.us, e.heuristicUs);
+    char gain[96];
+    std::snprintf(gain, sizeof gain, "%.2fx), %d candidates; %zu/%zu kernels, all of them %.2fx", 
+                  e.heuristicUs / std::max(e.us, 1e-3), e.candidates, i + 1, work.size(), before / std::max(after, 1e-3));
     progress.done("tgc: beam " + e.kernel + ": " + (e.opts.empty() ? "no actions" : e.opts) + " " + formatUs(e.us) +
-                  ", heuristics " + formatUs(e.heuristicUs) + " (" + gain + "), " + std::to_string(e.candidates) +
-                  " candidates");
+                  ", heuristics " + formatUs(e.heuristicUs) + " (" + gain);
     cache.put(e);
   }
   return true;
