@@ -22,7 +22,7 @@
 //     from L2 (with pack-matmul's panel layout, a 1024^3 f32 matmul on AVX2: upcast:0:4,upcast:1:16,block:1:4).
 // Amounts are powers of two that divide the range; the accumulator lanes of a reduce kernel fill at most half the
 // target's vector registers (AVX-512 f32: 256 lanes in 16 of 32 zmm registers, e.g. a 16 x 16 matmul tile), and
-// one vector in a kernel of several reduce ops, where lanes multiply the inner reduces. The reuse action is applied
+// no tile in a kernel of nested reduce ops, where lanes multiply the inner reduces. The reuse action is applied
 // first so that the contiguous axis gets the higher id, which makes it the fastest lane and its accesses coalesce
 // without shuffles. Explicit actions (--opts) replace the heuristics; --opts=none disables them. Chosen actions are
 // reported as remarks on the module (tgc --debug=3).
@@ -100,8 +100,22 @@ struct KernelFacts {
   std::vector<const UOp *> loads;   // index expressions of global loads
   std::vector<const UOp *> stores;  // index expressions of global stores
   int elemBytes = 4;                // of the first stored value
-  int reduceOps = 0;                // reduce nodes (a fused chain of convolutions has several)
+  int reduceOps = 0;                // reduce nodes: a convolution summed with a shortcut's has two
+  bool nestedReduces = false;       // a reduce reads another (a fused chain: a convolution of a convolution)
 };
+
+/// Whether some reduce of `kernel` reads the result of another.
+bool hasNestedReduce(const UOp *kernel) {
+  std::vector<const UOp *> reduces;
+  for (const UOp *u : toposort(kernel))
+    if (u->op() == Op::Reduce)
+      reduces.push_back(u);
+  for (const UOp *outer : reduces)
+    for (const UOp *inner : reduces)
+      if (inner != outer && dependsOn(outer->src(0), inner))
+        return true;
+  return false;
+}
 
 KernelFacts factsOf(const UOp *kernel) {
   KernelFacts f;
@@ -126,6 +140,8 @@ KernelFacts factsOf(const UOp *kernel) {
   }
   std::sort(f.loops.begin(), f.loops.end(), rangeIdLess);
   std::sort(f.reduces.begin(), f.reduces.end(), rangeIdLess);
+  if (f.reduceOps > 1)
+    f.nestedReduces = hasNestedReduce(kernel);
   return f;
 }
 
@@ -304,10 +320,11 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
     return chooseGpuActions(kernel, t);
   KernelFacts f = factsOf(kernel);
   int64_t width = t.vectorLanes(f.elemBytes);
-  // a kernel of several reduces (a fused chain: a convolution of a convolution's output) computes its inner
+  // a kernel of nested reduces (a fused chain: a convolution of a convolution's output) computes its inner
   // reduces once per lane of the outer one: a register tile multiplies that code (inception_v2's 256-lane chain
-  // made 3.9 MB of IR that LLVM's code generator did not finish in ten minutes), so it gets one vector of lanes
-  int64_t budget = f.reduceOps > 1 ? width : t.tileBudget(f.elemBytes);
+  // made 3.9 MB of IR that LLVM's code generator did not finish in ten minutes), so it gets one vector of lanes;
+  // side-by-side reduces (a convolution summed with its shortcut's) get the whole tile
+  int64_t budget = f.nestedReduces ? width : t.tileBudget(f.elemBytes);
   const UOp *lanesAxis = nullptr; // upcast for vector lanes
   bool unroll = false;
   std::vector<const UOp *> all = f.loads;
@@ -325,7 +342,7 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
     if (storeContiguous(*it) && contiguousAlong(all, *it) && amountFor(rangeSize(*it), width) == width)
       lanesAxis = *it;
-  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis && f.reduceOps == 1; ++it)
+  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis && !f.nestedReduces; ++it)
     if (contiguousAlong(f.loads, *it) && amountFor(rangeSize(*it), width) == width)
       lanesAxis = *it;
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
