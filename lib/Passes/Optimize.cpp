@@ -9,8 +9,9 @@
 //     stride 0, innermost first, by up to 4 each and then up to 16 while the lanes fit (a register tile: each
 //     loaded value is used by several lanes, and enough independent accumulators hide the add latency);
 //  2. lanes: upcast the loop axis with store stride 1 along which every load has stride 0 or 1 by up to the
-//     vector width (preferring one that fills a whole vector; in a reduce kernel, an axis along which only the
-//     loads are contiguous, when it fills a vector and no store-contiguous axis does: a convolution over
+//     vector width (preferring one that fills a whole vector; in a kernel without nested reduces, an axis along which
+//     only the loads at every reduce step are contiguous (a residual added after the reduce is read once per output,
+//     like the store), when it fills a vector and no store-contiguous axis does: a convolution over
 //     channel-last weights (pack-conv) gets its lanes along the output channels, not along a width of 20); in a reduce
 //     kernel to TargetDesc::panelLanes (up to 4 vector widths), before the tile, when the operand read along the lanes
 //     (reduce x lanes-axis elements) fits TargetDesc::l2OperandBytes or when the kernel has one reduce and those lanes
@@ -103,6 +104,16 @@ struct KernelFacts {
   int reduceOps = 0;                // reduce nodes: a convolution summed with a shortcut's has two
   bool nestedReduces = false;       // a reduce reads another (a fused chain: a convolution of a convolution)
 };
+
+/// The loads that run at every reduce step (their index uses a reduce range): a residual or a bias added after the
+/// reduce is read once per output, as the store is written.
+std::vector<const UOp *> loadsInReduce(const KernelFacts &f) {
+  std::vector<const UOp *> out;
+  for (const UOp *idx : f.loads)
+    if (std::any_of(f.reduces.begin(), f.reduces.end(), [&](const UOp *r) { return dependsOn(idx, r); }))
+      out.push_back(idx);
+  return out;
+}
 
 /// Whether some reduce of `kernel` reads the result of another.
 bool hasNestedReduce(const UOp *kernel) {
@@ -343,7 +354,7 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
     if (storeContiguous(*it) && contiguousAlong(all, *it) && amountFor(rangeSize(*it), width) == width)
       lanesAxis = *it;
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis && !f.nestedReduces; ++it)
-    if (contiguousAlong(f.loads, *it) && amountFor(rangeSize(*it), width) == width)
+    if (contiguousAlong(loadsInReduce(f), *it) && amountFor(rangeSize(*it), width) == width)
       lanesAxis = *it;
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
     if (storeContiguous(*it) && contiguousAlong(all, *it) && amountFor(rangeSize(*it), width))
