@@ -353,8 +353,9 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
     if (storeContiguous(*it) && contiguousAlong(all, *it) && amountFor(rangeSize(*it), width) == width)
       lanesAxis = *it;
+  std::vector<const UOp *> stepLoads = loadsInReduce(f);
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis && !f.nestedReduces; ++it)
-    if (contiguousAlong(loadsInReduce(f), *it) && amountFor(rangeSize(*it), width) == width)
+    if (contiguousAlong(stepLoads, *it) && amountFor(rangeSize(*it), width) == width)
       lanesAxis = *it;
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
     if (storeContiguous(*it) && contiguousAlong(all, *it) && amountFor(rangeSize(*it), width))

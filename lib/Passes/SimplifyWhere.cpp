@@ -83,12 +83,14 @@ const UOp *selectMax(const Match &m) {
   return m.ctx().alu(Op::Max, {x, y});
 }
 
-/// Whether `n` computes each element from the same element of its operands, so that a value known at an element
-/// stays known through it. Movement ops, tensor reduces and composites read other elements; loads read memory.
+/// Whether `n` computes each element (each lane) from the same element of its operands, so that a value known at an
+/// element stays known through it. Movement ops, tensor reduces, composites, gep and vectorize, and bitcasts (which
+/// may change the lane count) read other elements; loads read memory.
 bool sameElement(const UOp *n) {
-  static const OpSet other = OpSet::ofGroup(OpGroup::Movement) | OpSet::ofGroup(OpGroup::Composite) |
-                             OpSet{Op::ReduceAxis, Op::Load, Op::Index, Op::DefineGlobal};
-  return !other.contains(n->op());
+  static const OpSet same = group::alu() | OpSet{Op::Cast,    Op::Const,  Op::Input,     Op::Weight,
+                                                 Op::Range,   Op::Special, Op::DefineVar, Op::Reduce,
+                                                 Op::Contiguous, Op::Copy};
+  return same.contains(n->op());
 }
 
 /// Whether `u` uses `x` through elementwise ops only, looking at no more than a few nodes: nullopt when it gives up.

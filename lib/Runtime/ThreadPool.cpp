@@ -4,6 +4,7 @@
 
 #include "Runtime/ThreadPool.h"
 
+#include <algorithm>
 #include <chrono>
 #ifdef __linux__
 #include <sched.h>
@@ -83,6 +84,7 @@ void chunk(tgc_kernel_fn fn, void *const *buffers, int64_t extent, int index, in
 } // namespace
 
 ThreadPool::ThreadPool(int threads) {
+  cpus_ = int(std::max(1u, std::thread::hardware_concurrency()));
 #ifdef __linux__
   cpu_set_t allowed;
   if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
@@ -118,14 +120,15 @@ void ThreadPool::run(tgc_kernel_fn fn, void *const *buffers, int64_t extent) {
   generation_.fetch_add(1, std::memory_order_release);
   generation_.notify_all();
   chunk(fn, buffers, extent, 0, size());
+  int spin = size() <= cpus_ ? kCallerSpinMicros : 0; // more threads than CPUs: polling takes a worker's CPU
   for (int left = pending_.load(std::memory_order_acquire); left != 0;)
-    left = waitChange(pending_, left, kCallerSpinMicros);
+    left = waitChange(pending_, left, spin);
 }
 
 void ThreadPool::work(int index) {
   uint32_t seen = 0;
   while (true) {
-    seen = waitChange(generation_, seen, kSpinMicros);
+    seen = waitChange(generation_, seen, size() <= cpus_ ? kSpinMicros : 0);
     if (stop_.load(std::memory_order_relaxed))
       return;
     if (int cpu = currentCpu(); cpu >= 0 && cpu == callerCpu_ && size() <= cpus_)

@@ -15,6 +15,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Triple.h>
 #include <llvm/Transforms/Instrumentation/AddressSanitizer.h>
 
 #include <llvm/MC/MCSubtargetInfo.h>
@@ -70,10 +71,14 @@ bool checkCpuAndFeatures(const std::string &triple, const std::string &cpu, cons
 std::string cpuFeatureSummary(const std::string &triple, const std::string &cpu, const std::string &features) {
   initializeLLVM();
   std::string error;
+  if (!llvm::Triple(triple).isX86())
+    return features; // the names below are x86's (LLVM takes an unknown name as present)
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return features;
   std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(triple, cpu, features));
+  if (!sti)
+    return features;
   std::string out;
   for (const char *f : {"+avx", "+avx2", "+fma", "+avx512f", "+avx512bw", "+avx512vl"})
     if (sti->checkFeatures(f))
