@@ -84,12 +84,13 @@ void chunk(tgc_kernel_fn fn, void *const *buffers, int64_t extent, int index, in
 } // namespace
 
 ThreadPool::ThreadPool(int threads) {
-  cpus_ = int(std::max(1u, std::thread::hardware_concurrency()));
+  int cpus = int(std::max(1u, std::thread::hardware_concurrency()));
 #ifdef __linux__
   cpu_set_t allowed;
   if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
-    cpus_ = CPU_COUNT(&allowed);
+    cpus = CPU_COUNT(&allowed);
 #endif
+  poll_ = threads <= cpus; // set before the workers start, which read it
   for (int i = 1; i < threads; ++i) {
     try {
       workers_.emplace_back([this, i] { work(i); });
@@ -120,7 +121,7 @@ void ThreadPool::run(tgc_kernel_fn fn, void *const *buffers, int64_t extent) {
   generation_.fetch_add(1, std::memory_order_release);
   generation_.notify_all();
   chunk(fn, buffers, extent, 0, size());
-  int spin = size() <= cpus_ ? kCallerSpinMicros : 0; // more threads than CPUs: polling takes a worker's CPU
+  int spin = poll_ ? kCallerSpinMicros : 0;
   for (int left = pending_.load(std::memory_order_acquire); left != 0;)
     left = waitChange(pending_, left, spin);
 }
@@ -128,10 +129,10 @@ void ThreadPool::run(tgc_kernel_fn fn, void *const *buffers, int64_t extent) {
 void ThreadPool::work(int index) {
   uint32_t seen = 0;
   while (true) {
-    seen = waitChange(generation_, seen, size() <= cpus_ ? kSpinMicros : 0);
+    seen = waitChange(generation_, seen, poll_ ? kSpinMicros : 0);
     if (stop_.load(std::memory_order_relaxed))
       return;
-    if (int cpu = currentCpu(); cpu >= 0 && cpu == callerCpu_ && size() <= cpus_)
+    if (int cpu = currentCpu(); cpu >= 0 && cpu == callerCpu_ && poll_)
       leaveCpu(cpu);
     chunk(fn_, buffers_, extent_, index, size());
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1)

@@ -44,7 +44,7 @@ private:
   void *const *buffers_ = nullptr;
   int64_t extent_ = 0;
   int callerCpu_ = -1;                  // the CPU run() was called on: a worker woken there moves off it
-  int cpus_ = 1;                        // CPUs this process may run on (more threads than that: no polling)
+  bool poll_ = true;                     // no more threads than CPUs: waiting threads poll before they sleep
   std::atomic<uint32_t> generation_{0}; // one more per job (and once more to stop)
   std::atomic<int> pending_{0};         // workers still running the current job
   std::atomic<bool> stop_{false};
