@@ -352,16 +352,17 @@ private:
   const UOp *enter(std::vector<Frame> &stack, const UOp *node, Index idx, const UOp *valid, bool memoize) {
     // idx is a copy: it may be an operand index of a frame on `stack`, which the push below can move
     if (memoize) {
-      if ((node->op() == Op::ReduceAxis || isExpensive(node->op()) || isCostly(node)) && !buffers_.of.count(node))
+      bool stored = buffers_.of.count(node);
+      if (!stored && (node->op() == Op::ReduceAxis || isExpensive(node->op()) || isCostly(node)))
         noteUse(node, idx); // every use counts, also one the memo answers
-      if (group::elementwise().contains(node->op()) && !buffers_.of.count(node))
+      if (group::elementwise().contains(node->op()) && !stored)
         noteIndex(node, idx);
-      if (node->op() == Op::Pad && !buffers_.of.count(node) && insideReduce() && !keepsMask(node))
+      if (node->op() == Op::Pad && !stored && insideReduce() && !keepsMask(node))
         throw RealizeFirst{padSource(node)}; // rule 5
       auto it = memo_.find(std::make_tuple(node, idx, valid));
       if (it != memo_.end())
         return it->second;
-      if (buffers_.of.count(node)) {
+      if (stored) {
         const UOp *r = load(node, idx, valid);
         memo_.emplace(std::make_tuple(node, idx, valid), r);
         return r;

@@ -87,9 +87,8 @@ const UOp *selectMax(const Match &m) {
 /// element stays known through it. Movement ops, tensor reduces, composites, gep and vectorize, and bitcasts (which
 /// may change the lane count) read other elements; loads read memory.
 bool sameElement(const UOp *n) {
-  static const OpSet same = group::alu() | OpSet{Op::Cast,    Op::Const,  Op::Input,     Op::Weight,
-                                                 Op::Range,   Op::Special, Op::DefineVar, Op::Reduce,
-                                                 Op::Contiguous, Op::Copy};
+  static const OpSet same = group::alu() | OpSet{Op::Cast,    Op::Const,     Op::Input,  Op::Weight,     Op::Range,
+                                                 Op::Special, Op::DefineVar, Op::Reduce, Op::Contiguous, Op::Copy};
   return same.contains(n->op());
 }
 

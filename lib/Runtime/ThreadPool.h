@@ -3,9 +3,10 @@
 //===----------------------------------------------------------------------===//
 //
 // A model runs its kernels back to back, so the next job usually comes within microseconds: a worker that waits
-// for it on the futex pays a wake-up (tens of microseconds on a VM) per kernel. Workers and the caller therefore
-// poll the job counter for up to kSpinMicros before they sleep (OpenMP runtimes call this the block time), and a
-// job's start and end cost a few atomic operations when nobody sleeps. bench/pool.cpp measures the cost of one job.
+// for it on the futex pays a wake-up (tens of microseconds on a VM) per kernel. Idle workers therefore poll the job
+// counter for up to kSpinMicros before they sleep, and the caller polls for the end of a job for up to
+// kCallerSpinMicros (OpenMP runtimes call this the block time); with more threads than CPUs nothing polls. A job's
+// start and end cost a few atomic operations when nobody sleeps. bench/pool.cpp measures the cost of one job.
 
 #pragma once
 
@@ -44,7 +45,7 @@ private:
   void *const *buffers_ = nullptr;
   int64_t extent_ = 0;
   int callerCpu_ = -1;                  // the CPU run() was called on: a worker woken there moves off it
-  bool poll_ = true;                     // no more threads than CPUs: waiting threads poll before they sleep
+  bool poll_ = true;                    // no more threads than CPUs: waiting threads poll before they sleep
   std::atomic<uint32_t> generation_{0}; // one more per job (and once more to stop)
   std::atomic<int> pending_{0};         // workers still running the current job
   std::atomic<bool> stop_{false};

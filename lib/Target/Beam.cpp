@@ -455,11 +455,12 @@ bool beamSearch(const Module &program, const TargetInfo &t, const BeamOptions &o
         std::min(deadline, now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share)));
     TuningEntry e = w.search->search(o, until);
     after -= e.heuristicUs - std::min(e.us, e.heuristicUs);
-    char gain[96];
-    std::snprintf(gain, sizeof gain, "%.2fx), %d candidates; %zu/%zu kernels, all of them %.2fx", 
-                  e.heuristicUs / std::max(e.us, 1e-3), e.candidates, i + 1, work.size(), before / std::max(after, 1e-3));
+    char gains[96];
+    std::snprintf(gains, sizeof gains, " (%.2fx), %d candidates; %zu/%zu kernels, all of them %.2fx",
+                  e.heuristicUs / std::max(e.us, 1e-3), e.candidates, i + 1, work.size(),
+                  before / std::max(after, 1e-3));
     progress.done("tgc: beam " + e.kernel + ": " + (e.opts.empty() ? "no actions" : e.opts) + " " + formatUs(e.us) +
-                  ", heuristics " + formatUs(e.heuristicUs) + " (" + gain);
+                  ", heuristics " + formatUs(e.heuristicUs) + gains);
     cache.put(e);
   }
   return true;
