@@ -12,6 +12,7 @@
 #include "Passes/Pass.h"
 #include "Passes/TensorBuilder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -216,9 +217,13 @@ const UOp *pool2d(const Match &m) {
 // --- data movement: concat, gather, embedding, arange, cumsum --------------------------------------------------
 
 /// Each part padded to the full axis, selected where its slice of the axis lies (an exact selection: no
-/// arithmetic touches the values, so -0.0 and NaN payloads survive).
+/// arithmetic touches the values, so -0.0 and NaN payloads survive). A concat of static shapes stays: rangeify
+/// selects its parts the same way inside a kernel, or writes each part into its slice of the concat's buffer.
 const UOp *concat(const Match &m) {
   const UOp *u = m.root();
+  bool symbolic = u->hasDimVars() || std::ranges::any_of(u->src(), [](const UOp *s) { return s->hasDimVars(); });
+  if (!symbolic)
+    return nullptr;
   int64_t axis = u->arg().getInt();
   int64_t total = u->shapeVec()[size_t(axis)];
   std::vector<Tensor> parts;
@@ -445,7 +450,7 @@ const PatternMatcher &matcher() {
           {any({Op::ConvTranspose2d}), guarded<convTranspose2d>,
            "conv_transpose2d(x, w) -> conv2d(dilate(x), flip(w^T))"},
           {any({Op::MaxPool2d, Op::AvgPool2d}), guarded<pool2d>, "max_pool2d(x) -> max(pool(pad(x, -inf)))"},
-          {any({Op::Concat}), guarded<concat>, "concat(a, b) -> where(pad(true[len(a)]), pad(a), pad(b))"},
+          {any({Op::Concat}), guarded<concat>, "concat(a:[n, ...], b) -> where(pad(true[n]), pad(a), pad(b))  (n symbolic)"},
           {any({Op::Gather}), guarded<gather>, "gather(x, i) -> sum(where(i == arange(n), x, -0.0))"},
           {any({Op::Embedding}), guarded<embedding>, "embedding(w, i) -> sum(where(i == arange(V), w, -0.0), V)"},
           {any({Op::ReduceAxis}), guarded<wideReduce>,

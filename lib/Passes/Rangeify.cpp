@@ -27,13 +27,19 @@
 //      realizes a node whose consumers index it differently). Rules 3 (recomputed reduces) and 4 act as soon as
 //      the build meets them: the build of that kernel stops, the value is realized, and the kernel is built again;
 //   5. a pad read inside a reduce's loop (a padded convolution): its bounds checks would run at every step of the
-//      innermost loop; a copy into a padded buffer costs one pass over the data. What the pad reads is realized
-//      first when it is a computation, so it runs unmasked in its own kernel. Not a pad of a half value cast to
-//      f32 (a half convolution: tensor cores read the halves);
+//      innermost loop. A pad of a computation is stored as regions: the computation's kernel writes the inside of
+//      the padded buffer (unmasked) and one small kernel per padded side stores the zero border, so a convolution
+//      of a convolution costs no copy; a pad of what is in memory is one masked copy. Not a pad of a half value
+//      cast to f32 (a half convolution: tensor cores read the halves);
 //   6. an expensive elementwise value (exp2, log2, sin, sqrt, recip, fdiv, pow), or one whose own unstored
 //      computation has 3 or more ALU ops (a layer norm's (x - mean) * rsqrt * w + b), read inside a reduce at an
 //      index that ignores one of the loops around it (gelu before a matmul is recomputed for every output column):
-//      computing it once into a buffer is cheaper. Found the same way as 3, once no reduce is left to realize.
+//      computing it once into a buffer is cheaper. Found the same way as 3, once no reduce is left to realize;
+//   7. a concat whose parts compute a reduce, or read inside a reduce's loop: lowered in a kernel, every part would
+//      be computed at every element and selected (the branches of an inception block, each convolution run over
+//      all channels). It is stored as regions, one kernel per part writing its slice of the concat's buffer.
+// A concat elsewhere is lowered in its consumer's kernel: each part read at the index shifted to its slice, masked
+// to it, and selected.
 // Rules 3 and 6 store a value together with its epilogue: the elementwise ops and reshapes over it up to the one
 // node through which all of them are read (a matmul's bias and relu, a layer norm's rsqrt, softmax's 1/sum) are
 // computed once in the value's kernel, and that node is what is stored (`epilogueEnd`).
@@ -84,6 +90,17 @@ struct Buffers {
   std::unordered_map<const UOp *, const UOp *> *simplified = nullptr;
 };
 
+/// How a kernel gets the value it stores (KernelBuilder::build).
+enum class Root { Compute, Load, Read };
+
+/// Where a kernel stores: element i of its value goes to element i + offset of a buffer of shape `full` (a part of
+/// a concat, the inside of a pad, or a pad's zero border).
+struct Region {
+  const UOp *value;
+  Shape full;
+  std::vector<int64_t> offset;
+};
+
 /// Thrown while building when a value must be realized at once (rule 4).
 struct RealizeFirst {
   const UOp *node;
@@ -95,8 +112,10 @@ public:
   KernelBuilder(Context &ctx, int kernelId, const Buffers &buffers, std::map<const UOp *, ReduceUse> &uses)
       : ctx_(ctx), kernelId_(kernelId), buffers_(buffers), uses_(uses) {}
 
-  /// The call that stores `value` (computed, or loaded when `loadRoot`) into `out`.
-  const UOp *build(const UOp *value, const UOp *out, bool loadRoot) {
+  /// The call that stores `value` into `out`: computed from its operands (`Root::Compute`, `value` is what `out`
+  /// holds), loaded (`Root::Load`, a copy), or read as an operand is (`Root::Read`: loaded if stored, else
+  /// computed). Element i of `value` goes to element i + at->offset of `out` when `at` is given (a region).
+  const UOp *build(const UOp *value, const UOp *out, Root how, const Region *at = nullptr) {
     Shape shape = value->shapeVec();
     Index idx;
     for (size_t a = 0; a < shape.size(); ++a) {
@@ -109,10 +128,12 @@ public:
       idx.push_back(r);
     }
     active_ = outRanges_;
-    const UOp *v = loadRoot ? load(value, idx, trueConst()) : compute(value, idx, trueConst());
+    const UOp *v = how == Root::Load      ? load(value, idx, trueConst())
+                   : how == Root::Compute ? compute(value, idx, trueConst())
+                                          : walk(value, idx, trueConst(), true);
     params_.insert(params_.begin(), out);
     const UOp *dg = ctx_.make(Op::DefineGlobal, out->dtype(), {}, Arg(0));
-    const UOp *ptr = ctx_.make(Op::Index, out->dtype(), {dg, flatIndex(idx, shape)});
+    const UOp *ptr = ctx_.make(Op::Index, out->dtype(), {dg, at ? placedIndex(idx, *at) : flatIndex(idx, shape)});
     const UOp *effect = ctx_.make(Op::Store, dt::Void, {ptr, v});
     if (!outRanges_.empty()) {
       std::vector<const UOp *> endSrc = {effect};
@@ -156,6 +177,14 @@ private:
     for (int64_t d : reduceSizes_)
       s += "_" + std::to_string(d);
     return s;
+  }
+
+  /// The flat index in a region's buffer of element idx of the region.
+  const UOp *placedIndex(const Index &idx, const Region &at) {
+    Index in;
+    for (size_t a = 0; a < idx.size(); ++a)
+      in.push_back(at.offset[a] ? add(idx[a], constIndex(at.offset[a])) : idx[a]);
+    return flatIndex(in, at.full);
   }
 
   const UOp *flatIndex(const Index &idx, const Shape &shape) {
@@ -274,6 +303,7 @@ private:
     Index in;                        // single-operand ops: the operand's index
     const UOp *inValid = nullptr;    // ... and its mask
     const UOp *inside = nullptr;     // pad: the in-bounds condition
+    std::vector<const UOp *> parts;  // concat: the condition that the index is in operand i's slice
     std::vector<const UOp *> ranges; // reduce: its new ranges (active while its operand is lowered)
     size_t outer = 0;                // reduce: the active ranges around it
   };
@@ -290,8 +320,13 @@ private:
       if (f.next < numOperands(f)) {
         size_t i = f.next++;
         const UOp *x = f.node->src(i);
-        const UOp *r = isSingleOperand(f.node->op()) ? enter(stack, x, f.in, f.inValid, true)
-                                                     : enter(stack, x, x->rank() == 0 ? Index{} : f.idx, f.valid, true);
+        const UOp *r = nullptr;
+        if (isSingleOperand(f.node->op()))
+          r = enter(stack, x, f.in, f.inValid, true);
+        else if (f.node->op() == Op::Concat)
+          r = enter(stack, x, partIndex(f, i), both(f.valid, f.parts[i]), true);
+        else
+          r = enter(stack, x, x->rank() == 0 ? Index{} : f.idx, f.valid, true);
         if (r)
           stack.back().done.push_back(r); // answered at once: no frame was pushed
         continue;
@@ -358,7 +393,9 @@ private:
       if (group::elementwise().contains(node->op()) && !stored)
         noteIndex(node, idx);
       if (node->op() == Op::Pad && !stored && insideReduce() && !keepsMask(node))
-        throw RealizeFirst{padSource(node)}; // rule 5
+        throw RealizeFirst{node}; // rule 5
+      if (node->op() == Op::Concat && !stored && (insideReduce() || computesReduce(node)))
+        throw RealizeFirst{node}; // rule 7
       auto it = memo_.find(std::make_tuple(node, idx, valid));
       if (it != memo_.end())
         return it->second;
@@ -375,8 +412,8 @@ private:
         memo_.emplace(std::make_tuple(node, idx, valid), r);
       return r;
     }
-    if (op != Op::Contiguous && op != Op::Copy && op != Op::ReduceAxis && opGroup(op) != OpGroup::Movement &&
-        !group::elementwise().contains(op))
+    if (op != Op::Contiguous && op != Op::Copy && op != Op::ReduceAxis && op != Op::Concat &&
+        opGroup(op) != OpGroup::Movement && !group::elementwise().contains(op))
       internalError("rangeify: cannot lower '" + std::string(opName(op)) + "' (run decompose first)");
     stack.emplace_back();
     stack.back().node = node;
@@ -388,6 +425,8 @@ private:
     f.inValid = valid;
     if (op == Op::ReduceAxis)
       openReduce(f);
+    else if (op == Op::Concat)
+      openConcat(f);
     else if (opGroup(op) == OpGroup::Movement)
       moveIndex(f);
     return nullptr;
@@ -408,6 +447,12 @@ private:
     }
     if (op == Op::Pad && !f.inside->isConst())
       return ctx_.alu(Op::Where, {f.inside, f.done[0], ctx_.constInt(f.node->dtype(), 0)});
+    if (op == Op::Concat) {
+      const UOp *v = f.done.back();
+      for (size_t i = f.done.size() - 1; i-- > 0;)
+        v = ctx_.alu(Op::Where, {f.parts[i], f.done[i], v});
+      return v;
+    }
     if (opGroup(op) == OpGroup::Movement)
       return f.done[0];
     return ctx_.make(op, f.node->dtype(), f.done, f.node->arg());
@@ -460,6 +505,59 @@ private:
     }
   }
 
+  /// A concat: each operand is read where the index is in its slice of the axis, shifted to the slice's start.
+  /// The last operand's condition only masks its loads; the select takes it wherever no earlier one is taken.
+  void openConcat(Frame &f) {
+    size_t axis = size_t(f.node->arg().getInt());
+    const UOp *i = f.idx[axis];
+    int64_t total = f.node->shape()[axis];
+    int64_t offset = 0;
+    for (const UOp *x : f.node->src()) {
+      int64_t end = offset + x->shape()[axis];
+      const UOp *inside = trueConst();
+      if (offset > 0)
+        inside = both(inside, ctx_.alu(Op::Cmplt, {constIndex(offset - 1), i}));
+      if (end < total)
+        inside = both(inside, ctx_.alu(Op::Cmplt, {i, constIndex(end)}));
+      f.parts.push_back(inside);
+      offset = end;
+    }
+  }
+
+  /// The index at which a concat reads operand `part`.
+  Index partIndex(const Frame &f, size_t part) {
+    size_t axis = size_t(f.node->arg().getInt());
+    int64_t offset = 0;
+    for (size_t k = 0; k < part; ++k)
+      offset += f.node->src(k)->shape()[axis];
+    Index in = f.idx;
+    in[axis] = add(in[axis], constIndex(-offset));
+    return in;
+  }
+
+  /// Whether lowering `node` would run a reduce's loop (one not in a buffer): rule 7 then writes a concat's parts
+  /// in kernels of their own, so no part is computed over the other parts' slices.
+  bool computesReduce(const UOp *node) {
+    auto [it, fresh] = reduces_.try_emplace(node, false);
+    if (!fresh)
+      return it->second;
+    std::vector<const UOp *> work = {node};
+    std::unordered_set<const UOp *> seen = {node};
+    bool found = false;
+    while (!work.empty() && !found) {
+      const UOp *u = work.back();
+      work.pop_back();
+      found = seen.size() > 256; // a computation this long is worth a kernel of its own anyway
+      if (u != node && buffers_.of.count(u))
+        continue;
+      found = found || u->op() == Op::ReduceAxis;
+      for (const UOp *src : u->src())
+        if (seen.insert(src).second)
+          work.push_back(src);
+    }
+    return it->second = found;
+  }
+
   /// A reduce: new ranges for its reduced axes, active while its operand is lowered.
   void openReduce(Frame &f) {
     const UOp *x = f.node->src(0);
@@ -491,15 +589,6 @@ private:
     inLoop = inLoop || insideReduce();
     if (seen.size() > 4 || (seen.size() > 1 && inLoop))
       throw RealizeFirst{node};
-  }
-
-  /// Rule 5 realizes what a pad reads first (a computation: unmasked in its own kernel), then the pad (a copy).
-  const UOp *padSource(const UOp *pad) const {
-    const UOp *x = pad->src(0);
-    while (opGroup(x->op()) == OpGroup::Movement && !buffers_.of.count(x))
-      x = x->src(0);
-    bool computed = !buffers_.of.count(x) && x->op() != Op::Input && x->op() != Op::Weight && x->op() != Op::Const;
-    return computed ? x : pad;
   }
 
   /// Pads rule 5 leaves in the loop: of a constant, and of an f16/bf16 value cast to f32 (decompose's form of a
@@ -554,7 +643,8 @@ private:
   std::vector<int64_t> reduceSizes_;
   int64_t nextAxis_ = 0;
   std::map<std::tuple<const UOp *, Index, const UOp *>, const UOp *> memo_;
-  std::unordered_map<const UOp *, bool> costly_; // isCostly's answers
+  std::unordered_map<const UOp *, bool> costly_;  // isCostly's answers
+  std::unordered_map<const UOp *, bool> reduces_; // computesReduce's answers
   std::map<const UOp *, std::pair<std::set<Index>, bool>> indices_;
 };
 
@@ -639,6 +729,13 @@ private:
     return end;
   }
 
+  /// Whether `v` is a computation, not a view of what is in memory (a stored tensor, an input, a constant).
+  bool computes(const UOp *v) const {
+    while (opGroup(v->op()) == OpGroup::Movement && !realized_.count(v))
+      v = v->src(0);
+    return !realized_.count(v) && v->op() != Op::Input && v->op() != Op::Weight && v->op() != Op::Const;
+  }
+
   static bool sameShape(const UOp *a, const UOp *b) {
     return std::ranges::equal(a->shape(), b->shape()) && std::ranges::equal(a->dimVars(), b->dimVars());
   }
@@ -655,6 +752,64 @@ private:
       if (!inner.count(u))
         out.push_back(u);
     return out;
+  }
+
+  /// The regions a realized concat or pad is written in, one kernel each; none when it is computed as a whole.
+  /// A concat's parts go to their slices (no part is computed over another's slice, no copy of a part computed for
+  /// it). A pad of a computation goes to the inside, which kernels storing zeros surround, one slab per padded
+  /// side: the producer of a padded convolution's input writes the padded buffer itself (a pad of what is in
+  /// memory already is one masked copy). Shapes must be static.
+  std::vector<Region> regionsOf(const UOp *u) {
+    std::vector<Region> regions;
+    if ((u->op() != Op::Concat && u->op() != Op::Pad) || u->hasDimVars())
+      return regions;
+    if (u->op() == Op::Pad && !computes(u->src(0)))
+      return regions;
+    Shape full = u->shapeVec();
+    std::vector<int64_t> zero(full.size(), 0);
+    if (u->op() == Op::Concat) {
+      size_t axis = size_t(u->arg().getInt());
+      int64_t offset = 0;
+      for (const UOp *part : u->src()) {
+        std::vector<int64_t> at = zero;
+        at[axis] = offset;
+        offset += part->shape()[axis];
+        if (part->numel() > 0)
+          regions.push_back(Region{part, full, at});
+      }
+      return regions;
+    }
+    std::vector<int64_t> before;
+    std::vector<int64_t> after;
+    for (const Arg &p : u->arg().getTuple()) {
+      before.push_back(p.getTuple()[0].getInt());
+      after.push_back(p.getTuple()[1].getInt());
+      if (before.back() < 0 || after.back() < 0)
+        return regions;
+    }
+    if (u->numel() == 0 || u->src(0)->numel() == 0)
+      return regions;
+    regions.push_back(Region{u->src(0), full, before});
+    // slab a (one per padded side of axis a): the inside along the axes before a, the side along a, all of the
+    // axes after a. The slabs and the inside tile the padded shape.
+    Shape inner = u->src(0)->shapeVec();
+    for (size_t a = 0; a < full.size(); ++a) {
+      for (int side = 0; side < 2; ++side) {
+        int64_t size = side == 0 ? before[a] : after[a];
+        if (size == 0)
+          continue;
+        Shape shape = full;
+        std::vector<int64_t> at = zero;
+        for (size_t b = 0; b < a; ++b) {
+          shape[b] = inner[b];
+          at[b] = before[b];
+        }
+        shape[a] = size;
+        at[a] = side == 0 ? 0 : before[a] + inner[a];
+        regions.push_back(Region{ctx_.constant(u->dtype(), 0.0, shape), full, at});
+      }
+    }
+    return regions;
   }
 
   const UOp *buffer(int64_t id, const UOp *node, const std::string &kind, const std::string &name) {
@@ -698,12 +853,12 @@ private:
     std::vector<const UOp *> calls;
     int kernel = 0;
     std::vector<const UOp *> grown; // realized while building this round
-    auto buildKernel = [&](const UOp *u) {
+    auto buildKernel = [&](const UOp *u, const Region *at) {
       while (true) {
         try {
           stats_["rangeify.kernel-builds"] += 1;
           KernelBuilder kb(ctx_, kernel, bufs, uses);
-          return kb.build(u, bufs.of.at(u), false);
+          return at ? kb.build(at->value, bufs.of.at(u), Root::Read, at) : kb.build(u, bufs.of.at(u), Root::Compute);
         } catch (const RealizeFirst &r) { // realize it and build this kernel again; the round is redone after
           const UOp *v = r.node->op() == Op::ReduceAxis ? epilogueEnd(r.node) : r.node;
           if (realized_.count(v)) // its epilogue is stored already, yet this kernel recomputes it: store it too
@@ -714,22 +869,30 @@ private:
         }
       }
     };
-    for (const UOp *u : order_) {
-      if (!realized_.count(u) || u->op() == Op::Input || u->op() == Op::Weight)
-        continue;
-      calls.push_back(buildKernel(u));
-      ++kernel;
-    }
+    auto buildKernels = [&](const UOp *u) {
+      std::vector<Region> regions = regionsOf(u);
+      if (regions.empty()) {
+        calls.push_back(buildKernel(u, nullptr));
+        ++kernel;
+      }
+      for (const Region &r : regions) {
+        calls.push_back(buildKernel(u, &r));
+        ++kernel;
+      }
+    };
+    for (const UOp *u : order_)
+      if (realized_.count(u) && u->op() != Op::Input && u->op() != Op::Weight)
+        buildKernels(u);
     if (!grown.empty()) {
       // The round is redone. Build the kernels of the values it realized (passed before they were realized) now,
       // so what those must realize in turn is found in this round, not one round per level of a nest of reduces.
       for (size_t i = 0; i < grown.size(); ++i)
-        buildKernel(grown[i]);
+        buildKernels(grown[i]);
       return nullptr;
     }
     for (auto [v, b] : copies) {
       KernelBuilder kb(ctx_, kernel++, bufs, uses);
-      calls.push_back(kb.build(v, b, true));
+      calls.push_back(kb.build(v, b, Root::Load));
     }
     return ctx_.make(Op::Sink, dt::Void, calls);
   }
@@ -752,7 +915,7 @@ const UOp *runRangeify(const UOp *root, PassContext &pc) {
     return nullptr;
   }
   for (const UOp *u : toposort(root)) {
-    if (group::composite().contains(u->op()) && !isIndexArange(u)) {
+    if (group::composite().contains(u->op()) && !isIndexArange(u) && u->op() != Op::Concat) {
       pc.diags.error(Loc{pc.module.fileName, 0, 0}, "rangeify needs primitive ops; run 'decompose' first (found '" +
                                                         std::string(opName(u->op())) + "')");
       return nullptr;
