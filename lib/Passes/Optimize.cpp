@@ -36,6 +36,7 @@
 #include "Passes/SimplifyRules.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <map>
 #include <unordered_map>
@@ -175,6 +176,16 @@ bool someStrideZero(const std::vector<const UOp *> &accesses, const UOp *r) {
   return false;
 }
 
+/// Whether some load with stride 0 along r is contiguous along `lanes`: upcasting r reuses a vector load.
+bool reusesVector(const std::vector<const UOp *> &loads, const UOp *r, const UOp *lanes) {
+  if (!lanes)
+    return false;
+  for (const UOp *idx : loads)
+    if (strideOf(idx, r) == std::optional<int64_t>(0) && strideOf(idx, lanes) == std::optional<int64_t>(1))
+      return true;
+  return false;
+}
+
 /// The largest power of two <= limit dividing n, or 0 when that is 1.
 int64_t amountFor(int64_t n, int64_t limit) {
   int64_t a = 1;
@@ -183,8 +194,20 @@ int64_t amountFor(int64_t n, int64_t limit) {
   return a >= 2 ? a : 0;
 }
 
-/// Halve the largest amount until all of them together give at most `maxLanes` lanes (the amounts are powers of
-/// two dividing their ranges, so halves still divide them); an amount that reaches 1 is dropped.
+/// A register tile's amount along a loop axis of size n: a power of two as amountFor, and for an odd n (a 7x7
+/// feature map, which has no power-of-two tile) its largest divisor <= limit. The LLVM renderer pads the odd lane
+/// counts that follow (7 x 32 = 224) to a power of two. 0 when that is 1.
+int64_t tileAmount(int64_t n, int64_t limit) {
+  if (n % 2 == 0)
+    return amountFor(n, limit);
+  for (int64_t d = std::min(n, limit); d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 0;
+}
+
+/// Halve the largest amount until all of them together give at most `maxLanes` lanes (halves of even amounts still
+/// divide their ranges; an odd one is dropped); an amount that reaches 1 is dropped.
 void fitLaneLimit(std::vector<OptAction> &actions, int64_t maxLanes) {
   auto product = [&] {
     int64_t p = 1;
@@ -195,7 +218,7 @@ void fitLaneLimit(std::vector<OptAction> &actions, int64_t maxLanes) {
   while (!actions.empty() && product() > maxLanes) {
     auto largest = std::max_element(actions.begin(), actions.end(),
                                     [](const OptAction &a, const OptAction &b) { return a.amount < b.amount; });
-    largest->amount /= 2;
+    largest->amount = largest->amount % 2 == 0 ? largest->amount / 2 : 1; // an odd amount has no half that divides
     if (largest->amount < 2)
       actions.erase(largest);
   }
@@ -372,10 +395,13 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
   if (!f.reduces.empty()) {
     // the register tile: loop axes along which some load is reused, innermost first; up to 4 each, then up to 16
     // while the accumulators fit the budget; what is left widens the lanes axis up to 4 vector widths
+    // axes that reuse a vector load (one contiguous along the lanes) come first: a matmul whose output is
+    // reshaped to [tokens, heads, 64] tiles the tokens (reusing the weight's vectors), not the heads (a scalar)
     std::vector<std::pair<const UOp *, int64_t>> tile;
-    for (auto it = f.loops.rbegin(); it != f.loops.rend(); ++it)
-      if (*it != lanesAxis && someStrideZero(f.loads, *it))
-        tile.push_back({*it, 1});
+    for (bool vectorReuse : {true, false})
+      for (auto it = f.loops.rbegin(); it != f.loops.rend(); ++it)
+        if (*it != lanesAxis && someStrideZero(f.loads, *it) && reusesVector(f.loads, *it, lanesAxis) == vectorReuse)
+          tile.push_back({*it, 1});
     // wide lanes first (fewer loads per multiply) while the operand read along them (reduce x lanes axis
     // elements) stays in L2; otherwise a squarer tile, which sweeps that operand fewer times
     int64_t reduceSize = 1;
@@ -390,10 +416,22 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
     int64_t total = lanes;
     for (int64_t cap : {4, 16}) {
       for (auto &[r, a] : tile) {
-        int64_t grown = std::max<int64_t>(1, amountFor(rangeSize(r), std::min(cap, a * (budget / total))));
+        int64_t grown = std::max<int64_t>(1, tileAmount(rangeSize(r), std::min(cap, a * (budget / total))));
         total = total / a * std::max(a, grown);
         a = std::max(a, grown);
       }
+    }
+    // wide lanes that left every tile axis at 1 where one has an odd size (a 7x7 feature map): fewer lanes, and
+    // that axis's divisor as the tile (7 x 32 reuses each weight vector 7 times; 1 x 64 once)
+    bool tiled = std::ranges::any_of(tile, [](const auto &t) { return t.second > 1; });
+    for (auto &[r, a] : tile) {
+      int64_t d = rangeSize(r) % 2 ? tileAmount(rangeSize(r), 16) : 0;
+      if (tiled || !lanesAxis || unroll || d * width > budget || d < 2)
+        continue;
+      a = d;
+      lanes = std::min(lanes, int64_t(std::bit_floor(uint64_t(budget / d))));
+      total = lanes * d;
+      tiled = true;
     }
     if (lanesAxis && !unroll)
       lanes = std::max(lanes, amountFor(rangeSize(lanesAxis), std::min(4 * width, lanes * (budget / total))));

@@ -46,10 +46,16 @@ llvm::Type *scalarType(llvm::LLVMContext &c, DType d) {
   }
 }
 
+/// The lanes of a vector value: a lane count that is not a power of two is padded up to one (poison lanes). LLVM's
+/// x86 code generator splits a <128 x float> into registers cleanly but builds a <112 x float> (a 7 x 16 register
+/// tile, for a 7x7 feature map) out of hundreds of element inserts and spills in every loop step. Memory keeps the
+/// dtype's lanes; loads widen, stores narrow, and vector registers (define_reg) hold the padded vector.
+unsigned paddedLanes(DType d) { return unsigned(std::bit_ceil(uint64_t(d.lanes()))); }
+
 /// The type of a value of dtype d: a scalar or a fixed vector of it.
 llvm::Type *valueType(llvm::LLVMContext &c, DType d) {
   llvm::Type *t = scalarType(c, d);
-  return d.isVector() ? llvm::FixedVectorType::get(t, d.lanes()) : t;
+  return d.isVector() ? llvm::FixedVectorType::get(t, paddedLanes(d)) : t;
 }
 
 /// How a value of dtype d is kept in memory (bool as i8).
@@ -183,7 +189,7 @@ private:
       c = llvm::ConstantInt::get(t, uint64_t(a.getInt()), !u->dtype().isUnsigned());
     if (!u->dtype().isVector())
       return c;
-    return llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(u->dtype().lanes()), c);
+    return llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(paddedLanes(u->dtype())), c);
   }
 
   llvm::Value *intrinsic(llvm::Intrinsic::ID id, llvm::Type *t, std::vector<llvm::Value *> args) {
@@ -227,7 +233,8 @@ private:
       [[fallthrough]];
     case Op::DefineReg: {
       llvm::IRBuilder<> eb(entry_, entry_->begin());
-      llvm::Type *et = memoryType(c_, u->dtype().pointee());
+      llvm::Type *et =
+          u->op() == Op::DefineReg ? registerType(u->dtype().pointee()) : memoryType(c_, u->dtype().pointee());
       values_[u] = eb.CreateAlloca(et, eb.getInt64(uint64_t(u->arg().getTuple()[1].getInt())), "acc");
       return;
     }
@@ -343,7 +350,7 @@ private:
   llvm::Value *vectorize(const UOp *u) {
     bool splat = std::all_of(u->src().begin(), u->src().end(), [&](const UOp *s) { return s == u->src(0); });
     if (splat)
-      return b_.CreateVectorSplat(u->dtype().lanes(), val(u->src(0)));
+      return b_.CreateVectorSplat(paddedLanes(u->dtype()), val(u->src(0)));
     if (llvm::Value *v = vectorizeByShuffle(u))
       return v;
     llvm::Value *v = llvm::PoisonValue::get(type(u->dtype()));
@@ -413,6 +420,7 @@ private:
     std::vector<int> mask;
     for (auto [leaf, lane] : ls.lanes)
       mask.push_back(int(width) * (leaf < 0 ? scalarLeaf : leaf) + lane);
+    mask.resize(paddedLanes(u->dtype()), -1);
     return b_.CreateShuffleVector(leaves[0], leaves[1], mask);
   }
 
@@ -479,12 +487,13 @@ private:
     llvm::Value *x = val(u->src(0));
     std::vector<int64_t> lanes = u->arg().intTuple();
     if (!u->src(0)->dtype().isVector())
-      return lanes.size() == 1 ? x : b_.CreateVectorSplat(unsigned(lanes.size()), x);
+      return lanes.size() == 1 ? x : b_.CreateVectorSplat(paddedLanes(u->dtype()), x);
     if (lanes.size() == 1)
       return b_.CreateExtractElement(x, b_.getInt64(uint64_t(lanes[0])));
     if (llvm::Value *columns = tileColumns(u, x, lanes))
-      return columns;
+      return widen(columns, paddedLanes(u->dtype()));
     std::vector<int> mask(lanes.begin(), lanes.end());
+    mask.resize(paddedLanes(u->dtype()), -1);
     return b_.CreateShuffleVector(x, mask);
   }
 
@@ -570,13 +579,35 @@ private:
   void index(const UOp *u) {
     llvm::Type *et = memoryType(c_, u->dtype().pointee().element());
     llvm::Value *base = val(u->src(0));
-    values_[u] = b_.CreateGEP(et, base, val(u->src(1)));
+    values_[u] = b_.CreateGEP(et, base, registerOffset(u, val(u->src(1))));
     base_[u] = base_.count(u->src(0)) ? base_[u->src(0)] : base;
     llvm::Value *v = valid_.count(u->src(0)) ? valid_[u->src(0)] : nullptr;
     if (u->numSrc() == 3)
       v = v ? b_.CreateAnd(v, val(u->src(2))) : val(u->src(2));
     if (v)
       valid_[u] = v;
+  }
+
+  /// Whether a pointer addresses vector registers that hold padded vectors (paddedLanes).
+  static bool paddedRegister(DType ptr) {
+    return ptr.addrSpace() == AddrSpace::Reg && ptr.pointee().isVector() &&
+           int64_t(paddedLanes(ptr.pointee())) != ptr.pointee().lanes();
+  }
+
+  /// How vector registers of dtype d are kept: the padded vector (bool as i8).
+  llvm::Type *registerType(DType d) {
+    llvm::Type *t = memoryType(c_, d.element());
+    return d.isVector() ? llvm::FixedVectorType::get(t, paddedLanes(d)) : t;
+  }
+
+  /// An index's offset in elements, for padded registers mapped from n to P elements per vector: o -> o/n*P + o%n.
+  llvm::Value *registerOffset(const UOp *u, llvm::Value *o) {
+    if (!paddedRegister(u->dtype()))
+      return o;
+    DType v = u->dtype().pointee();
+    llvm::Value *n = llvm::ConstantInt::get(o->getType(), uint64_t(v.lanes()));
+    llvm::Value *p = llvm::ConstantInt::get(o->getType(), uint64_t(paddedLanes(v)));
+    return b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(o, n), p), b_.CreateURem(o, n));
   }
 
   llvm::Value *condition(const UOp *u, llvm::Value *extra) {
@@ -594,9 +625,12 @@ private:
     if (cond) // read something harmless where the access is masked off
       ptr = b_.CreateSelect(cond, ptr, base_.at(u->src(0)));
     DType d = u->dtype();
-    llvm::Value *v = b_.CreateAlignedLoad(memoryType(c_, d), ptr, elementAlign(d));
+    bool reg = paddedRegister(u->src(0)->dtype());
+    llvm::Value *v = b_.CreateAlignedLoad(reg ? registerType(d) : memoryType(c_, d), ptr, elementAlign(d));
     if (d.element().isBool())
       v = b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+    if (d.isVector())
+      v = widen(v, paddedLanes(d));
     if (cond) {
       llvm::Value *alt = u->numSrc() == 3 ? val(u->src(1)) : llvm::Constant::getNullValue(type(d));
       v = b_.CreateSelect(cond, v, alt);
@@ -609,8 +643,11 @@ private:
     llvm::Value *cond = condition(u, gate);
     llvm::Value *v = val(u->src(1));
     DType d = u->src(1)->dtype();
+    bool reg = paddedRegister(u->src(0)->dtype());
+    if (d.isVector() && !reg && int64_t(paddedLanes(d)) != d.lanes())
+      v = subvector(v, 0, d.lanes()); // the dtype's lanes, without the padding
     if (d.element().isBool())
-      v = b_.CreateZExt(v, memoryType(c_, d));
+      v = b_.CreateZExt(v, reg ? registerType(d) : memoryType(c_, d));
     if (!cond && streamable(u)) {
       streamStore(v, val(u->src(0)), d);
       return;
