@@ -4,9 +4,10 @@
 //
 // Lanes are grouped by (buffer, base, valid) where each address is base + constant (what expand and simplify
 // leave); within a group, runs of consecutive offsets are cut into power-of-two pieces of at most the target's
-// widest access, and each piece of two or more lanes becomes one vector access. A vectorize whose lanes came from
-// several pieces becomes a vectorize of lanes of those pieces (one shuffle). Lanes with different valid masks or
-// gates never share an access, so masking stays exact. Only for targets with vector types (TargetDesc::vectorALU).
+// widest access, and each piece of two or more lanes becomes one vector access. Strided load lanes (stride 2-4)
+// are read through spans: one or two overlapping vector loads over [first, last] and a shuffle. A vectorize whose lanes
+// came from several pieces becomes a vectorize of lanes of those pieces (one shuffle). Lanes with different valid masks
+// or gates never share an access, so masking stays exact. Only for targets with vector types (TargetDesc::vectorALU).
 
 #include "Passes/Coalesce.h"
 #include "IR/Rewrite.h"
@@ -14,6 +15,7 @@
 #include "Passes/SimplifyRules.h"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 
 namespace tgc {
@@ -57,20 +59,50 @@ struct Piece {
   const UOp *index; // the lane index at `start`
 };
 
-/// Cut sorted distinct offsets into pieces of consecutive offsets, each a power of two of at most maxLanes.
-std::vector<Piece> cutPieces(const std::map<int64_t, const UOp *> &offsets, int64_t maxLanes) {
-  std::vector<int64_t> sorted;
-  for (auto &[offset, index] : offsets)
-    sorted.push_back(offset);
-  std::vector<Piece> pieces;
-  for (const Run &r : cutRuns(sorted, maxLanes))
-    pieces.push_back({r.start, r.n, offsets.at(r.start)});
-  return pieces;
-}
-
 DType vectorPtr(const UOp *index, int64_t n) {
   DType p = index->dtype();
   return p.pointee().element().vec(uint16_t(n)).ptr(p.addrSpace());
+}
+
+/// The index of `lane`'s buffer at address base + offset (same buffer, base and valid).
+const UOp *indexAt(const Address &lane, int64_t offset) {
+  if (offset == lane.offset)
+    return lane.index;
+  Context &ctx = lane.index->ctx();
+  DType t = lane.index->src(1)->dtype();
+  const UOp *addr = lane.base ? ctx.make(Op::Add, t, {lane.base, ctx.constInt(t, offset)}) : ctx.constInt(t, offset);
+  std::vector<const UOp *> src(lane.index->src().begin(), lane.index->src().end());
+  src[1] = addr;
+  return ctx.make(Op::Index, lane.index->dtype(), src, lane.index->arg());
+}
+
+/// Spans of strided lanes: the offsets left alone by the runs (a stride-2 convolution's lanes 0, 2, 4, ...) are
+/// read by one or two overlapping loads over [first, last] of at most maxLanes each, from which a shuffle picks
+/// them. Every address read lies between two that a lane reads, so a load never leaves the buffer (lanes of one
+/// group share their valid mask). Taken where each load serves at least two lanes and a quarter of the span is
+/// read (strides up to 4; a transpose's stride-8 lanes stay scalar loads).
+std::vector<Piece> spanPieces(const std::vector<int64_t> &singles, const std::map<int64_t, Address> &lanes,
+                              int64_t maxLanes) {
+  std::vector<Piece> pieces;
+  for (size_t i = 0; i < singles.size();) {
+    size_t j = i;
+    while (j + 1 < singles.size() && singles[j + 1] - singles[i] < 2 * maxLanes)
+      ++j;
+    int64_t first = singles[i], last = singles[j];
+    int64_t n = std::min<int64_t>(maxLanes, int64_t(std::bit_floor(uint64_t(last - first + 1))));
+    int64_t loads = n == last - first + 1 ? 1 : 2;
+    int64_t count = int64_t(j - i + 1);
+    if (count < 2 * loads || 4 * count < last - first + 1) {
+      pieces.push_back({first, 1, lanes.at(first).index});
+      ++i;
+      continue;
+    }
+    pieces.push_back({first, n, lanes.at(first).index});
+    if (loads == 2)
+      pieces.push_back({last - n + 1, n, indexAt(lanes.at(first), last - n + 1)});
+    i = j + 1;
+  }
+  return pieces;
 }
 
 /// The pieces of each group, and for each lane its piece and position.
@@ -79,14 +111,26 @@ struct Plan {
   bool useful = false; // some piece has two or more lanes
 };
 
-Plan planAccesses(const std::vector<Address> &lanes, int64_t maxLanes) {
-  std::map<GroupKey, std::map<int64_t, const UOp *>> offsets;
+/// Loads (`spans`) may also read strided lanes through spans; stores write runs only.
+Plan planAccesses(const std::vector<Address> &lanes, int64_t maxLanes, bool spans) {
+  std::map<GroupKey, std::map<int64_t, Address>> offsets;
   for (const Address &a : lanes)
-    offsets[keyOf(a)].emplace(a.offset, a.index);
+    offsets[keyOf(a)].emplace(a.offset, a);
   Plan plan;
   for (auto &[key, offs] : offsets) {
-    plan.pieces[key] = cutPieces(offs, maxLanes);
-    for (const Piece &p : plan.pieces[key])
+    std::vector<int64_t> sorted, singles;
+    for (auto &[offset, a] : offs)
+      sorted.push_back(offset);
+    std::vector<Piece> &pieces = plan.pieces[key];
+    for (const Run &r : cutRuns(sorted, maxLanes)) {
+      if (r.n == 1 && spans)
+        singles.push_back(r.start);
+      else
+        pieces.push_back({r.start, r.n, offs.at(r.start).index});
+    }
+    for (const Piece &p : spanPieces(singles, offs, maxLanes))
+      pieces.push_back(p);
+    for (const Piece &p : pieces)
       plan.useful = plan.useful || p.n > 1;
   }
   return plan;
@@ -134,16 +178,16 @@ const UOp *coalesceLoadLanes(const UOp *v, int64_t maxLanes) {
       return nullptr;
     lanes.push_back(*a);
   }
-  Plan plan = planAccesses(lanes, maxLanes);
+  Plan plan = planAccesses(lanes, maxLanes, true);
   if (!plan.useful)
     return nullptr;
   Context &ctx = v->ctx();
   DType e = v->dtype().element();
-  std::map<const UOp *, const UOp *> loads; // piece index -> its load
+  std::map<const Piece *, const UOp *> loads; // piece -> its load
   std::vector<const UOp *> out;
   for (const Address &a : lanes) {
     const Piece &p = pieceOf(plan, a);
-    const UOp *&load = loads[p.index];
+    const UOp *&load = loads[&p];
     if (!load) {
       const UOp *ptr =
           p.n == 1 ? p.index : ctx.make(Op::Index, vectorPtr(p.index, p.n), p.index->src(), p.index->arg());
@@ -166,7 +210,7 @@ const UOp *coalesceStoreLanes(const UOp *group, int64_t maxLanes) {
     lanes.push_back(*a);
     values.push_back(s->src(1));
   }
-  Plan plan = planAccesses(lanes, maxLanes);
+  Plan plan = planAccesses(lanes, maxLanes, false);
   if (!plan.useful)
     return nullptr;
   std::map<std::pair<GroupKey, int64_t>, const UOp *> valueAt;

@@ -17,7 +17,10 @@
 //     (reduce x lanes-axis elements) fits TargetDesc::l2OperandBytes or when the kernel has one reduce and those lanes
 //     leave at least two panels (then 3 applies); else with the lanes the tile of 1 left over (a 16 x 2048 x 64 matmul
 //     on AVX-512: 16 x 16, not 4 x 64); if there is none, unroll the reduce axis along which every load has stride 0 or
-//     1 (and one stride 1) by up to the vector width.
+//     1 (and one stride 1) by up to the vector width; before that, a loop axis with store stride 1 along which
+//     every load has stride 0 to 2 (a stride-2 pool's output width: coalesce reads those lanes through spans).
+//     Lanes whose power of two fills less than half a vector take the largest divisor (7 or 14 on a 7x7 or 14x14
+//     map; the LLVM renderer pads them).
 //  3. blocks: when that operand does not fit L2, block the lanes axis (`block`) so that one block of panels,
 //     reduce x block elements, does: the blocks become the outermost loop and every row tile reuses the block
 //     from L2 (with pack-matmul's panel layout, a 1024^3 f32 matmul on AVX2: upcast:0:4,upcast:1:16,block:1:4).
@@ -169,6 +172,17 @@ bool contiguousAlong(const std::vector<const UOp *> &accesses, const UOp *r) {
   return one;
 }
 
+/// Every access has a stride from 0 to kMaxSpanStride along r: its lanes are read through a few spans.
+bool smallStrides(const std::vector<const UOp *> &accesses, const UOp *r) {
+  constexpr int64_t kMaxSpanStride = 2;
+  for (const UOp *idx : accesses) {
+    std::optional<int64_t> s = strideOf(idx, r);
+    if (!s || *s < 0 || *s > kMaxSpanStride)
+      return false;
+  }
+  return true;
+}
+
 bool someStrideZero(const std::vector<const UOp *> &accesses, const UOp *r) {
   for (const UOp *idx : accesses)
     if (strideOf(idx, r) == std::optional<int64_t>(0))
@@ -194,16 +208,27 @@ int64_t amountFor(int64_t n, int64_t limit) {
   return a >= 2 ? a : 0;
 }
 
-/// A register tile's amount along a loop axis of size n: a power of two as amountFor, and for an odd n (a 7x7
-/// feature map, which has no power-of-two tile) its largest divisor <= limit. The LLVM renderer pads the odd lane
-/// counts that follow (7 x 32 = 224) to a power of two. 0 when that is 1.
-int64_t tileAmount(int64_t n, int64_t limit) {
-  if (n % 2 == 0)
-    return amountFor(n, limit);
+/// The largest divisor of n up to limit, or 0 when that is 1.
+int64_t largestDivisor(int64_t n, int64_t limit) {
   for (int64_t d = std::min(n, limit); d > 1; --d)
     if (n % d == 0)
       return d;
   return 0;
+}
+
+/// A register tile's amount along a loop axis of size n: a power of two as amountFor, and for an odd n (a 7x7
+/// feature map, which has no power-of-two tile) its largest divisor <= limit. The LLVM renderer pads the odd lane
+/// counts that follow (7 x 32 = 224) to a power of two. 0 when that is 1.
+int64_t tileAmount(int64_t n, int64_t limit) { return n % 2 == 0 ? amountFor(n, limit) : largestDivisor(n, limit); }
+
+/// Vector lanes along an axis of size n: a power of two as amountFor; when that fills less than half a vector (a 7,
+/// 14 or 28 wide feature map), the largest divisor of n up to the width instead (7 and 14 lanes, which the LLVM
+/// renderer pads to 8 and 16). 0 when that is 1.
+int64_t laneAmount(int64_t n, int64_t width) {
+  int64_t a = amountFor(n, width);
+  if (2 * a >= width)
+    return a;
+  return std::max(a, largestDivisor(n, width));
 }
 
 /// Halve the largest amount until all of them together give at most `maxLanes` lanes (halves of even amounts still
@@ -381,16 +406,20 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
     if (contiguousAlong(stepLoads, *it) && amountFor(rangeSize(*it), width) == width)
       lanesAxis = *it;
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
-    if (storeContiguous(*it) && contiguousAlong(all, *it) && amountFor(rangeSize(*it), width))
+    if (storeContiguous(*it) && contiguousAlong(all, *it) && laneAmount(rangeSize(*it), width))
+      lanesAxis = *it;
+  // a strided one (a stride-2 convolution's or pool's output width): coalesce reads its lanes through spans
+  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
+    if (storeContiguous(*it) && smallStrides(f.loads, *it) && laneAmount(rangeSize(*it), width))
       lanesAxis = *it;
   for (auto it = f.reduces.rbegin(); it != f.reduces.rend() && !lanesAxis; ++it) {
-    if (contiguousAlong(f.loads, *it) && amountFor(rangeSize(*it), width)) {
+    if (contiguousAlong(f.loads, *it) && laneAmount(rangeSize(*it), width)) {
       lanesAxis = *it;
       unroll = true;
     }
   }
   std::vector<OptAction> actions;
-  int64_t lanes = lanesAxis ? amountFor(rangeSize(lanesAxis), width) : 1;
+  int64_t lanes = lanesAxis ? laneAmount(rangeSize(lanesAxis), width) : 1;
   bool blockable = false; // a matmul-like kernel whose lanes-axis operand is too big for L2: cache-block that axis
   if (!f.reduces.empty()) {
     // the register tile: loop axes along which some load is reused, innermost first; up to 4 each, then up to 16
