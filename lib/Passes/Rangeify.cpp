@@ -29,7 +29,8 @@
 //   5. a pad read inside a reduce's loop (a padded convolution): its bounds checks would run at every step of the
 //      innermost loop. A pad of a computation is stored as regions: the computation's kernel writes the inside of
 //      the padded buffer (unmasked) and one small kernel per padded side stores the zero border, so a convolution
-//      of a convolution costs no copy; a pad of what is in memory is one masked copy. Not a pad of a half value
+//      of a convolution costs no copy; a pad of what is in memory is a plain copy to the inside and the same
+//      border kernels (one masked copy when small). Not a pad of a half value
 //      cast to f32 (a half convolution: tensor cores read the halves);
 //   6. an expensive elementwise value (exp2, log2, sin, sqrt, recip, fdiv, pow), or one whose own unstored
 //      computation has 3 or more ALU ops (a layer norm's (x - mean) * rsqrt * w + b), read inside a reduce at an
@@ -754,16 +755,20 @@ private:
     return out;
   }
 
+  /// A pad of what is in memory whose inside has fewer elements is one masked copy (one kernel, not 1 + slabs).
+  static constexpr int64_t kMinCopiedInside = 4096;
+
   /// The regions a realized concat or pad is written in, one kernel each; none when it is computed as a whole.
   /// A concat's parts go to their slices (no part is computed over another's slice, no copy of a part computed for
   /// it). A pad of a computation goes to the inside, which kernels storing zeros surround, one slab per padded
-  /// side: the producer of a padded convolution's input writes the padded buffer itself (a pad of what is in
-  /// memory already is one masked copy). Shapes must be static.
+  /// side: the producer of a padded convolution's input writes the padded buffer itself; a pad of what is in memory
+  /// already is a plain copy to the inside (vector loads and stores, no masks) and the slabs, or when small one
+  /// masked copy. Shapes must be static.
   std::vector<Region> regionsOf(const UOp *u) {
     std::vector<Region> regions;
     if ((u->op() != Op::Concat && u->op() != Op::Pad) || u->hasDimVars())
       return regions;
-    if (u->op() == Op::Pad && !computes(u->src(0)))
+    if (u->op() == Op::Pad && !computes(u->src(0)) && u->src(0)->numel() < kMinCopiedInside)
       return regions;
     Shape full = u->shapeVec();
     std::vector<int64_t> zero(full.size(), 0);
