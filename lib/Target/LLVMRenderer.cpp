@@ -870,6 +870,19 @@ private:
     return lo >= -limit && hi < limit;
   }
 
+  /// A divisor with 1 in its padding lanes (paddedLanes): integer division is scalarized on x86, and a padding
+  /// lane's zero or garbage would trap.
+  llvm::Value *padDivisor(const UOp *u, llvm::Value *d) {
+    unsigned n = unsigned(u->dtype().lanes());
+    unsigned p = paddedLanes(u->dtype());
+    if (p == n)
+      return d;
+    std::vector<int> mask(p);
+    for (unsigned i = 0; i < p; ++i)
+      mask[i] = int(i < n ? i : p + i);
+    return b_.CreateShuffleVector(d, llvm::ConstantInt::get(d->getType(), 1), mask);
+  }
+
   /// the elementwise op u on the values `a` of its sources, with result type t
   llvm::Value *alu(const UOp *u, const std::vector<llvm::Value *> &a, llvm::Type *t) {
     auto s = [&](size_t i) { return a[i]; };
@@ -885,8 +898,8 @@ private:
         return fusedMulAdd(a, t, d);
       return b_.CreateAdd(b_.CreateMul(s(0), s(1)), s(2));
     case Op::Fdiv: return fdiv(s(0), s(1));
-    case Op::Idiv: return sgn ? b_.CreateSDiv(s(0), s(1)) : b_.CreateUDiv(s(0), s(1));
-    case Op::Mod: return sgn ? b_.CreateSRem(s(0), s(1)) : b_.CreateURem(s(0), s(1));
+    case Op::Idiv: return sgn ? b_.CreateSDiv(s(0), padDivisor(u, s(1))) : b_.CreateUDiv(s(0), padDivisor(u, s(1)));
+    case Op::Mod: return sgn ? b_.CreateSRem(s(0), padDivisor(u, s(1))) : b_.CreateURem(s(0), padDivisor(u, s(1)));
     case Op::Max:
       if (fp && d.element().itemSize() == 2) // LLVM 19's x86 llvm.maximum on bf16 loses NaNs: compares instead
         return maxBySelect(s(0), s(1));
