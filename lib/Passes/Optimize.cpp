@@ -452,15 +452,21 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
     }
     // wide lanes that left every tile axis at 1 where one has an odd size (a 7x7 feature map): fewer lanes, and
     // that axis's divisor as the tile (7 x 32 reuses each weight vector 7 times; 1 x 64 once)
+    // likewise when only axes that reuse a broadcast scalar got a tile (ViT's 65 tokens x 3 heads: 13 x 16
+    // reuses each weight vector 13 times, 3 x 64 three times)
+    auto vectorReuse = [&](const UOp *r) { return reusesVector(f.loads, r, lanesAxis); };
     bool tiled = std::ranges::any_of(tile, [](const auto &t) { return t.second > 1; });
+    bool vectorTiled = std::ranges::any_of(tile, [&](const auto &t) { return t.second > 1 && vectorReuse(t.first); });
     for (auto &[r, a] : tile) {
       int64_t d = rangeSize(r) % 2 ? tileAmount(rangeSize(r), 16) : 0;
-      if (tiled || !lanesAxis || unroll || d * width > budget || d < 2)
+      if ((vectorReuse(r) ? vectorTiled : tiled) || !lanesAxis || unroll || d * width > budget || d < 2)
         continue;
+      for (auto &other : tile)
+        other.second = 1;
       a = d;
       lanes = std::min(lanes, int64_t(std::bit_floor(uint64_t(budget / d))));
       total = lanes * d;
-      tiled = true;
+      tiled = vectorTiled = true;
     }
     if (lanesAxis && !unroll)
       lanes = std::max(lanes, amountFor(rangeSize(lanesAxis), std::min(4 * width, lanes * (budget / total))));
