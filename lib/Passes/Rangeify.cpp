@@ -42,8 +42,9 @@
 // A concat elsewhere is lowered in its consumer's kernel: each part read at the index shifted to its slice, masked
 // to it, and selected.
 // Rules 3 and 6 store a value together with its epilogue: the elementwise ops and reshapes over it up to the one
-// node through which all of them are read (a matmul's bias and relu, a layer norm's rsqrt, softmax's 1/sum) are
-// computed once in the value's kernel, and that node is what is stored (`epilogueEnd`).
+// node through which all of them are read (a matmul's bias and relu, a layer norm's rsqrt, softmax's 1/sum; of
+// several nodes read from outside, the one the others are computed from: a SiLU read by a pool and by the scale
+// after it) are computed once in the value's kernel, and that node is what is stored (`epilogueEnd`).
 
 #include "IR/Infer.h"
 #include "IR/Rewrite.h"
@@ -709,7 +710,7 @@ private:
     const size_t limit = 64; // a long residual stream is not searched
     std::vector<const UOp *> work = {v};
     std::unordered_set<const UOp *> seen = {v};
-    const UOp *end = nullptr;
+    std::vector<const UOp *> exits; // epilogue nodes read from outside it
     while (!work.empty()) {
       const UOp *u = work.back();
       work.pop_back();
@@ -720,14 +721,35 @@ private:
         if (epilogue && seen.insert(c).second)
           work.push_back(c);
       }
-      if (seen.size() > limit || (leaves && end && end != u))
+      if (seen.size() > limit)
         return v;
       if (leaves)
-        end = u;
+        exits.push_back(u);
     }
+    // the exit every other exit is computed from (a SiLU read by a pool and by the scale after it)
+    const UOp *end = nullptr;
+    for (const UOp *e : exits)
+      if (std::ranges::all_of(exits, [&](const UOp *x) { return x == e || reaches(e, x, seen); }))
+        end = e;
     if (!end || (!varying_.count(v) && varying_.count(end)))
       return v;
     return end;
+  }
+
+  /// Whether `to` is computed from `from` through users within `within`.
+  bool reaches(const UOp *from, const UOp *to, const std::unordered_set<const UOp *> &within) {
+    std::vector<const UOp *> work = {from};
+    std::unordered_set<const UOp *> seen = {from};
+    while (!work.empty()) {
+      const UOp *u = work.back();
+      work.pop_back();
+      if (u == to)
+        return true;
+      for (const UOp *c : users_[u])
+        if (within.count(c) && seen.insert(c).second)
+          work.push_back(c);
+    }
+    return false;
   }
 
   /// Whether `v` is a computation, not a view of what is in memory (a stored tensor, an input, a constant).
