@@ -216,19 +216,15 @@ int64_t largestDivisor(int64_t n, int64_t limit) {
   return 0;
 }
 
-/// A register tile's amount along a loop axis of size n: a power of two as amountFor, and for an odd n (a 7x7
-/// feature map, which has no power-of-two tile) its largest divisor <= limit. The LLVM renderer pads the odd lane
-/// counts that follow (7 x 32 = 224) to a power of two. 0 when that is 1.
-int64_t tileAmount(int64_t n, int64_t limit) { return n % 2 == 0 ? amountFor(n, limit) : largestDivisor(n, limit); }
-
-/// Vector lanes along an axis of size n: a power of two as amountFor; when that fills less than half a vector (a 7,
-/// 14 or 28 wide feature map), the largest divisor of n up to the width instead (7 and 14 lanes, which the LLVM
-/// renderer pads to 8 and 16). 0 when that is 1.
-int64_t laneAmount(int64_t n, int64_t width) {
-  int64_t a = amountFor(n, width);
-  if (2 * a >= width)
+/// An upcast amount along an axis of size n (vector lanes, or a register tile's rows): a power of two as
+/// amountFor; when that fills less than half of limit (a 7, 14 or 28 wide feature map), the largest divisor of n up
+/// to limit instead (7 or 14). The LLVM renderer pads the lane counts that follow (7 x 32 = 224) to a power of two.
+/// 0 when that is 1.
+int64_t fillAmount(int64_t n, int64_t limit) {
+  int64_t a = amountFor(n, limit);
+  if (2 * a >= limit)
     return a;
-  return std::max(a, largestDivisor(n, width));
+  return std::max(a, largestDivisor(n, limit));
 }
 
 /// Halve the largest amount until all of them together give at most `maxLanes` lanes (halves of even amounts still
@@ -406,20 +402,20 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
     if (contiguousAlong(stepLoads, *it) && amountFor(rangeSize(*it), width) == width)
       lanesAxis = *it;
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
-    if (storeContiguous(*it) && contiguousAlong(all, *it) && laneAmount(rangeSize(*it), width))
+    if (storeContiguous(*it) && contiguousAlong(all, *it) && fillAmount(rangeSize(*it), width))
       lanesAxis = *it;
   // a strided one (a stride-2 convolution's or pool's output width): coalesce reads its lanes through spans
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
-    if (storeContiguous(*it) && smallStrides(f.loads, *it) && laneAmount(rangeSize(*it), width))
+    if (storeContiguous(*it) && smallStrides(f.loads, *it) && fillAmount(rangeSize(*it), width))
       lanesAxis = *it;
   for (auto it = f.reduces.rbegin(); it != f.reduces.rend() && !lanesAxis; ++it) {
-    if (contiguousAlong(f.loads, *it) && laneAmount(rangeSize(*it), width)) {
+    if (contiguousAlong(f.loads, *it) && fillAmount(rangeSize(*it), width)) {
       lanesAxis = *it;
       unroll = true;
     }
   }
   std::vector<OptAction> actions;
-  int64_t lanes = lanesAxis ? laneAmount(rangeSize(lanesAxis), width) : 1;
+  int64_t lanes = lanesAxis ? fillAmount(rangeSize(lanesAxis), width) : 1;
   bool blockable = false; // a matmul-like kernel whose lanes-axis operand is too big for L2: cache-block that axis
   if (!f.reduces.empty()) {
     // the register tile: loop axes along which some load is reused, innermost first; up to 4 each, then up to 16
@@ -445,7 +441,7 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
     int64_t total = lanes;
     for (int64_t cap : {4, 16}) {
       for (auto &[r, a] : tile) {
-        int64_t grown = std::max<int64_t>(1, tileAmount(rangeSize(r), std::min(cap, a * (budget / total))));
+        int64_t grown = std::max<int64_t>(1, fillAmount(rangeSize(r), std::min(cap, a * (budget / total))));
         total = total / a * std::max(a, grown);
         a = std::max(a, grown);
       }
@@ -458,7 +454,7 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
     bool tiled = std::ranges::any_of(tile, [](const auto &t) { return t.second > 1; });
     bool vectorTiled = std::ranges::any_of(tile, [&](const auto &t) { return t.second > 1 && vectorReuse(t.first); });
     for (auto &[r, a] : tile) {
-      int64_t d = rangeSize(r) % 2 ? tileAmount(rangeSize(r), 16) : 0;
+      int64_t d = rangeSize(r) % 2 ? fillAmount(rangeSize(r), 16) : 0;
       if ((vectorReuse(r) ? vectorTiled : tiled) || !lanesAxis || unroll || d * width > budget || d < 2)
         continue;
       for (auto &other : tile)
