@@ -19,12 +19,11 @@
 //     on AVX-512: 16 x 16, not 4 x 64); if there is none, unroll the reduce axis along which every load has stride 0 or
 //     1 (and one stride 1) by up to the vector width; before that, a loop axis with store stride 1 along which
 //     every load has stride 0 to 2 (a stride-2 pool's output width: coalesce reads those lanes through spans).
-//     Lanes whose power of two fills less than half a vector take the largest divisor (7 or 14 on a 7x7 or 14x14
-//     map; the LLVM renderer pads them).
 //  3. blocks: when that operand does not fit L2, block the lanes axis (`block`) so that one block of panels,
 //     reduce x block elements, does: the blocks become the outermost loop and every row tile reuses the block
 //     from L2 (with pack-matmul's panel layout, a 1024^3 f32 matmul on AVX2: upcast:0:4,upcast:1:16,block:1:4).
-// Amounts are powers of two that divide the range; the accumulator lanes of a reduce kernel fill at most half the
+// Amounts are powers of two that divide the range, or its largest divisor where that fills less than half the
+// limit (fillAmount: 7 or 14 on 7x7 and 14x14 maps); the accumulator lanes of a reduce kernel fill at most half the
 // target's vector registers (AVX-512 f32: 256 lanes in 16 of 32 zmm registers, e.g. a 16 x 16 matmul tile), and
 // no tile in a kernel of nested reduce ops, where lanes multiply the inner reduces. The reuse action is applied
 // first so that the contiguous axis gets the higher id, which makes it the fastest lane and its accesses coalesce
