@@ -39,6 +39,9 @@
 //   7. a concat whose parts compute a reduce, or read inside a reduce's loop: lowered in a kernel, every part would
 //      be computed at every element and selected (the branches of an inception block, each convolution run over
 //      all channels). It is stored as regions, one kernel per part writing its slice of the concat's buffer.
+//   8. expensive work on weights alone (a batch norm's gamma / sqrt(var + eps)) read by what an input reaches: a
+//      kernel that runs once stores it, so convolutions' epilogues load a scale instead of a square root per
+//      output element (and their outer loops may merge for threads: collapse-loops).
 // A concat elsewhere is lowered in its consumer's kernel: each part read at the index shifted to its slice, masked
 // to it, and selected.
 // Rules 3 and 6 store a value together with its epilogue: the elementwise ops and reshapes over it up to the one
@@ -671,6 +674,7 @@ public:
         realized_.insert(u);
     for (const UOp *o : root_->src())
       realized_.insert(o->src(0));
+    realizeWeightWork();
     while (true) {
       stats_["rangeify.rounds"] += 1;
       std::map<const UOp *, ReduceUse> uses;
@@ -696,6 +700,34 @@ public:
   }
 
 private:
+  /// Rule 8: expensive work on weights alone (a batch norm's gamma / sqrt(var + eps)) read by what varies from run
+  /// to run is stored, by a kernel that runs once, rather than computed at every element of every call.
+  void realizeWeightWork() {
+    for (const UOp *u : order_) {
+      if (!varying_.count(u))
+        continue;
+      for (const UOp *s : u->src()) {
+        while (opGroup(s->op()) == OpGroup::Movement)
+          s = s->src(0);
+        if (!varying_.count(s) && !realized_.count(s) && expensiveOnWeights(s))
+          realized_.insert(s);
+      }
+    }
+  }
+
+  /// Whether `v`, computed from weights and constants alone, has an expensive op and reads a weight.
+  static bool expensiveOnWeights(const UOp *v) {
+    if (v->op() == Op::Weight || v->op() == Op::Const)
+      return false;
+    bool expensive = false;
+    bool weight = false;
+    for (const UOp *u : toposort(v)) {
+      expensive = expensive || isExpensive(u->op());
+      weight = weight || u->op() == Op::Weight;
+    }
+    return expensive && weight;
+  }
+
   /// Realizes `v` (rules 3 and 6) together with its epilogue: the elementwise work on it up to where it leaves
   /// through one node. False when that is realized already.
   bool realize(const UOp *v) { return realized_.insert(epilogueEnd(v)).second; }
