@@ -4,7 +4,8 @@
 //
 // Lanes are grouped by (buffer, base, valid) where each address is base + constant (what expand and simplify
 // leave); within a group, runs of consecutive offsets are cut into power-of-two pieces of at most the target's
-// widest access, and each piece of two or more lanes becomes one vector access. Strided load lanes (stride 2-4)
+// widest access (kept whole where the target has masked accesses), and each piece of two or more lanes becomes one
+// vector access. Strided load lanes (stride 2-4)
 // are read through spans: one or two overlapping vector loads over [first, last] and a shuffle. A vectorize whose lanes
 // came from several pieces becomes a vectorize of lanes of those pieces (one shuffle). Lanes with different valid masks
 // or gates never share an access, so masking stays exact. Only for targets with vector types (TargetDesc::vectorALU).
@@ -112,7 +113,7 @@ struct Plan {
 };
 
 /// Loads (`spans`) may also read strided lanes through spans; stores write runs only.
-Plan planAccesses(const std::vector<Address> &lanes, int64_t maxLanes, bool spans) {
+Plan planAccesses(const std::vector<Address> &lanes, const TargetDesc &t, bool spans) {
   std::map<GroupKey, std::map<int64_t, Address>> offsets;
   for (const Address &a : lanes)
     offsets[keyOf(a)].emplace(a.offset, a);
@@ -122,13 +123,13 @@ Plan planAccesses(const std::vector<Address> &lanes, int64_t maxLanes, bool span
     for (auto &[offset, a] : offs)
       sorted.push_back(offset);
     std::vector<Piece> &pieces = plan.pieces[key];
-    for (const Run &r : cutRuns(sorted, maxLanes)) {
+    for (const Run &r : cutRuns(sorted, t)) {
       if (r.n == 1 && spans)
         singles.push_back(r.start);
       else
         pieces.push_back({r.start, r.n, offs.at(r.start).index});
     }
-    for (const Piece &p : spanPieces(singles, offs, maxLanes))
+    for (const Piece &p : spanPieces(singles, offs, t.maxVectorAccess))
       pieces.push_back(p);
     for (const Piece &p : pieces)
       plan.useful = plan.useful || p.n > 1;
@@ -143,23 +144,19 @@ const Piece &pieceOf(const Plan &plan, const Address &a) {
   internalError("coalesce: lane without a piece");
 }
 
-struct State {
-  int64_t maxLanes;
-};
+const UOp *coalesceLoads(const Match &m) { return coalesceLoadLanes(m.root(), m.user<TargetDesc>()); }
 
-const UOp *coalesceLoads(const Match &m) { return coalesceLoadLanes(m.root(), m.user<State>().maxLanes); }
-
-const UOp *coalesceStores(const Match &m) { return coalesceStoreLanes(m.root(), m.user<State>().maxLanes); }
+const UOp *coalesceStores(const Match &m) { return coalesceStoreLanes(m.root(), m.user<TargetDesc>()); }
 
 } // namespace
 
-std::vector<Run> cutRuns(const std::vector<int64_t> &sorted, int64_t maxLanes) {
+std::vector<Run> cutRuns(const std::vector<int64_t> &sorted, const TargetDesc &t) {
   std::vector<Run> runs;
   for (size_t i = 0; i < sorted.size();) {
     int64_t run = 1;
-    while (i + size_t(run) < sorted.size() && sorted[i + size_t(run)] == sorted[i] + run && run < maxLanes)
+    while (i + size_t(run) < sorted.size() && sorted[i + size_t(run)] == sorted[i] + run && run < t.maxVectorAccess)
       ++run;
-    int64_t n = 1;
+    int64_t n = t.maskedVectors ? run : 1;
     while (n * 2 <= run)
       n *= 2;
     runs.push_back({sorted[i], n});
@@ -168,7 +165,7 @@ std::vector<Run> cutRuns(const std::vector<int64_t> &sorted, int64_t maxLanes) {
   return runs;
 }
 
-const UOp *coalesceLoadLanes(const UOp *v, int64_t maxLanes) {
+const UOp *coalesceLoadLanes(const UOp *v, const TargetDesc &t) {
   std::vector<Address> lanes;
   for (const UOp *s : v->src()) {
     if (s->op() != Op::Load || s->numSrc() != 1)
@@ -178,7 +175,7 @@ const UOp *coalesceLoadLanes(const UOp *v, int64_t maxLanes) {
       return nullptr;
     lanes.push_back(*a);
   }
-  Plan plan = planAccesses(lanes, maxLanes, true);
+  Plan plan = planAccesses(lanes, t, true);
   if (!plan.useful)
     return nullptr;
   Context &ctx = v->ctx();
@@ -198,7 +195,7 @@ const UOp *coalesceLoadLanes(const UOp *v, int64_t maxLanes) {
   return simplifyNode(ctx.make(Op::Vectorize, v->dtype(), out));
 }
 
-const UOp *coalesceStoreLanes(const UOp *group, int64_t maxLanes) {
+const UOp *coalesceStoreLanes(const UOp *group, const TargetDesc &t) {
   std::vector<Address> lanes;
   std::vector<const UOp *> values;
   for (const UOp *s : group->src()) {
@@ -210,7 +207,7 @@ const UOp *coalesceStoreLanes(const UOp *group, int64_t maxLanes) {
     lanes.push_back(*a);
     values.push_back(s->src(1));
   }
-  Plan plan = planAccesses(lanes, maxLanes, false);
+  Plan plan = planAccesses(lanes, t, false);
   if (!plan.useful)
     return nullptr;
   std::map<std::pair<GroupKey, int64_t>, const UOp *> valueAt;
@@ -244,9 +241,9 @@ const UOp *runCoalesce(const UOp *root, PassContext &pc) {
                     "vectorize(load(b[i]), load(b[i+1]), ...) -> load(b[i] : ptr<T x n>)  (same base and valid)"},
                    {UPat::any({Op::Noop}), coalesceStores,
                     "noop(store(b[i], x), store(b[i+1], y), ...) -> store(b[i] : ptr<T x n>, vectorize(x, y, ...))"}});
-  State st{pc.target.maxVectorAccess};
+  TargetDesc t = pc.target;
   RewriteOptions opts;
-  opts.user = &st;
+  opts.user = &t;
   const UOp *out = graphRewrite(root, pm, opts);
   for (const UOp *u : toposort(out))
     if (u->op() == Op::Index && u->dtype().pointee().isVector() && u->dtype().addrSpace() == AddrSpace::Global)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "IR/UOp.h"
+#include "Passes/TargetDesc.h"
 
 #include <vector>
 
@@ -15,16 +16,17 @@ struct Run {
   int64_t n;
 };
 
-/// Sorted distinct offsets cut, from the first, into runs of consecutive offsets, each the largest power of two of
-/// at most maxLanes that fits (a run of 6 is 4 + 2, a run of 3 is 2 + 1).
-std::vector<Run> cutRuns(const std::vector<int64_t> &sorted, int64_t maxLanes);
+/// Sorted distinct offsets cut, from the first, into runs of consecutive offsets of at most the target's widest
+/// access: each the largest power of two that fits (a run of 6 is 4 + 2, a run of 3 is 2 + 1), or the whole run
+/// where the target has masked vector accesses (TargetDesc::maskedVectors).
+std::vector<Run> cutRuns(const std::vector<int64_t> &sorted, const TargetDesc &t);
 
 /// vectorize(load(b[i]), load(b[i+1]), ...) -> the lanes of vector loads of at most maxLanes (lanes share a load
 /// when they have the same buffer, base and valid); nullptr when no two lanes share one.
-const UOp *coalesceLoadLanes(const UOp *vectorize, int64_t maxLanes);
+const UOp *coalesceLoadLanes(const UOp *vectorize, const TargetDesc &t);
 
 /// noop(store(b[i], x), store(b[i+1], y), ...) -> vector stores of vectorize(x, y, ...); nullptr when no two
 /// lanes share a store or two stores write one address.
-const UOp *coalesceStoreLanes(const UOp *noop, int64_t maxLanes);
+const UOp *coalesceStoreLanes(const UOp *noop, const TargetDesc &t);
 
 } // namespace tgc

@@ -422,7 +422,7 @@ private:
     std::sort(sorted.begin(), sorted.end());
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
       return {};
-    std::vector<Run> runs = cutRuns(sorted, target_.maxVectorAccess);
+    std::vector<Run> runs = cutRuns(sorted, target_);
     bool useful = std::any_of(runs.begin(), runs.end(), [](const Run &r) { return r.n > 1; });
     return useful ? runs : std::vector<Run>{};
   }
@@ -524,10 +524,10 @@ private:
 
   /// On vector targets, per-lane accesses that coalesce's rewrite can merge already (lanes at base + k sharing one
   /// mask node) become vector accesses here; the coalesce pass merges what needs simplify first.
-  const UOp *vectorAccess(const UOp *lanes, const UOp *(*coalesce)(const UOp *, int64_t)) {
+  const UOp *vectorAccess(const UOp *lanes, const UOp *(*coalesce)(const UOp *, const TargetDesc &)) {
     if (!target_.vectorALU)
       return lanes;
-    const UOp *v = coalesce(lanes, target_.maxVectorAccess);
+    const UOp *v = coalesce(lanes, target_);
     return v ? v : lanes;
   }
 

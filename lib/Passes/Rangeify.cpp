@@ -35,7 +35,9 @@
 //   6. an expensive elementwise value (exp2, log2, sin, sqrt, recip, fdiv, pow), or one whose own unstored
 //      computation has 3 or more ALU ops (a layer norm's (x - mean) * rsqrt * w + b), read inside a reduce at an
 //      index that ignores one of the loops around it (gelu before a matmul is recomputed for every output column):
-//      computing it once into a buffer is cheaper. Found the same way as 3, once no reduce is left to realize;
+//      computing it once into a buffer is cheaper. So is cheaper float arithmetic on what an input reaches when the
+//      ignored loops repeat it 32 times or more (a squeeze-excitation's x * gate before a 1x1 convolution). Found
+//      the same way as 3, once no reduce is left to realize;
 //   7. a concat whose parts compute a reduce, or read inside a reduce's loop: lowered in a kernel, every part would
 //      be computed at every element and selected (the branches of an inception block, each convolution run over
 //      all channels). It is stored as regions, one kernel per part writing its slice of the concat's buffer.
@@ -72,6 +74,8 @@ struct ReduceUse {
   std::set<std::pair<int, Index>> positions; // (kernel, index)
   bool recomputed = false;                   // lowered somewhere its index ignores an enclosing loop
   bool recomputedInReduce = false;           // ... inside a reduce's loop
+  int64_t factor = 1;                        // most iterations of ignored loops around one use inside a reduce
+  bool costly = false;                       // an elementwise value rule 6 stores whenever it is recomputed
 };
 
 /// An arange with integer start and step: rangeify lowers it as start + i*step (decompose leaves it).
@@ -81,6 +85,12 @@ bool isIndexArange(const UOp *u) {
   const auto &t = u->arg().getTuple();
   return t[0].isInt() && t[2].isInt();
 }
+
+/// Rule 6: arithmetic as cheap as one multiply is stored when the loops of the reduce that reads it compute each
+/// of its elements this many times (for one element, every multiply-add would also pay the multiply).
+constexpr int64_t kRecomputeFactor = 32;
+/// What a loop over a variable dimension counts for there.
+constexpr int64_t kVariableTrips = 64;
 
 /// Elementwise ops costly enough that recomputing them for every step of a reduce loop costs more than a buffer.
 bool isExpensive(Op op) {
@@ -353,32 +363,50 @@ private:
     return ctx_.cast(add(mul(i, t[2].getInt()), constIndex(t[0].getInt())), node->dtype());
   }
 
-  /// An elementwise value whose unstored computation has kCostlyOps or more ALU ops (casts not counted), e.g. a
-  /// layer norm's (x - mean) * rsqrt * w + b: rule 6 stores it rather than recompute it inside a reduce.
-  bool isCostly(const UOp *node) {
-    if (!group::elementwise().contains(node->op()))
-      return false;
-    auto [it, fresh] = costly_.try_emplace(node, false);
+  /// What rule 6 weighs of an elementwise value's own computation (down to loads, constants and stored values).
+  struct Work {
+    int ops = 0;        // ALU ops, casts and selects not counted
+    bool index = false; // it reads an arange, or was too large to look through (a one-hot mask: index work)
+  };
+
+  const Work &workOf(const UOp *node) {
+    auto [it, fresh] = work_.try_emplace(node);
     if (!fresh)
       return it->second;
-    constexpr int kCostlyOps = 3;
+    Work &w = it->second;
     std::vector<const UOp *> work = {node};
     std::unordered_set<const UOp *> seen = {node};
-    int ops = 0;
-    while (!work.empty() && ops < kCostlyOps && seen.size() < 32) {
+    while (!work.empty()) {
       const UOp *u = work.back();
       work.pop_back();
+      w.index = w.index || u->op() == Op::Arange || seen.size() >= 32;
       bool alu = group::elementwise().contains(u->op());
-      if (!alu && opGroup(u->op()) != OpGroup::Movement)
+      if (w.index || (!alu && opGroup(u->op()) != OpGroup::Movement))
         continue; // a load, a constant, a reduce (stored by rule 3)
       if (u != node && buffers_.of.count(u))
         continue;
-      ops += alu && opGroup(u->op()) != OpGroup::Cast && u->op() != Op::Where;
+      w.ops += alu && opGroup(u->op()) != OpGroup::Cast && u->op() != Op::Where;
       for (const UOp *src : u->src())
         if (seen.insert(src).second)
           work.push_back(src);
     }
-    return it->second = ops >= kCostlyOps;
+    return w;
+  }
+
+  /// An elementwise value with kCostlyOps or more ALU ops, e.g. a layer norm's (x - mean) * rsqrt * w + b: rule 6
+  /// stores it rather than recompute it inside a reduce.
+  bool isCostly(const UOp *node) {
+    constexpr int kCostlyOps = 3;
+    return group::elementwise().contains(node->op()) && workOf(node).ops >= kCostlyOps;
+  }
+
+  /// Float arithmetic (not a select or cast) on values, no index work: rule 6 stores it when a reduce's loop
+  /// recomputes it many times (a squeeze-excitation's x * gate read by a 1x1 convolution, once per output channel).
+  bool isArithmetic(const UOp *node) {
+    Op op = node->op();
+    if (!group::elementwise().contains(op) || op == Op::Where || opGroup(op) == OpGroup::Cast)
+      return false;
+    return node->dtype().isFloat() && workOf(node).ops >= 1 && !workOf(node).index;
   }
 
   static bool isSingleOperand(Op op) {
@@ -393,8 +421,9 @@ private:
     // idx is a copy: it may be an operand index of a frame on `stack`, which the push below can move
     if (memoize) {
       bool stored = buffers_.of.count(node);
-      if (!stored && (node->op() == Op::ReduceAxis || isExpensive(node->op()) || isCostly(node)))
-        noteUse(node, idx); // every use counts, also one the memo answers
+      bool costly = isExpensive(node->op()) || isCostly(node);
+      if (!stored && (node->op() == Op::ReduceAxis || costly || (insideReduce() && isArithmetic(node))))
+        noteUse(node, idx, costly); // every use counts, also one the memo answers
       if (group::elementwise().contains(node->op()) && !stored)
         noteIndex(node, idx);
       if (node->op() == Op::Pad && !stored && insideReduce() && !keepsMask(node))
@@ -618,8 +647,9 @@ private:
   }
 
   /// Record where a fused reduce is used, and whether that recomputes it.
-  void noteUse(const UOp *node, const Index &idx) {
+  void noteUse(const UOp *node, const Index &idx, bool costly) {
     ReduceUse &u = uses_[node];
+    u.costly = costly;
     u.positions.insert({kernelId_, idx});
     std::unordered_set<const UOp *> used;
     for (const UOp *i : idx)
@@ -628,12 +658,18 @@ private:
           used.insert(n);
     bool inReduce = false;
     bool recomputed = false;
+    int64_t factor = 1;
     for (const UOp *r : active_) {
       inReduce = inReduce || r->arg().getTuple()[1].getString() == "reduce";
-      recomputed = recomputed || !used.count(r);
+      if (used.count(r))
+        continue;
+      recomputed = true;
+      factor *= r->src(0)->isConst() ? r->src(0)->constInt() : kVariableTrips;
     }
     u.recomputed = u.recomputed || recomputed;
     u.recomputedInReduce = u.recomputedInReduce || (recomputed && inReduce);
+    if (inReduce)
+      u.factor = std::max(u.factor, factor);
     if (node->op() == Op::ReduceAxis && (recomputed || inReduce))
       throw RealizeFirst{node}; // rule 3, at once
   }
@@ -648,7 +684,7 @@ private:
   std::vector<int64_t> reduceSizes_;
   int64_t nextAxis_ = 0;
   std::map<std::tuple<const UOp *, Index, const UOp *>, const UOp *> memo_;
-  std::unordered_map<const UOp *, bool> costly_;  // isCostly's answers
+  std::unordered_map<const UOp *, Work> work_;    // workOf's answers
   std::unordered_map<const UOp *, bool> reduces_; // computesReduce's answers
   std::map<const UOp *, std::pair<std::set<Index>, bool>> indices_;
 };
@@ -690,7 +726,8 @@ public:
         continue;
       std::set<const UOp *> expensive;
       for (auto &[r, use] : uses)
-        if (r->op() != Op::ReduceAxis && use.recomputedInReduce)
+        if (r->op() != Op::ReduceAxis && use.recomputedInReduce &&
+            (use.costly || (use.factor >= kRecomputeFactor && varying_.count(r))))
           expensive.insert(r);
       for (const UOp *r : outermost(expensive))
         changed = realize(r) || changed;

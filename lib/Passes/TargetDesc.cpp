@@ -45,6 +45,7 @@ int vectorBitsOfFeatures(const std::string &features) {
 void setVectorBits(TargetDesc &d, int bits) {
   d.vectorBits = bits;
   d.vectorRegisters = bits >= 512 ? 32 : 16;
+  d.maskedVectors = bits >= 512; // AVX-512's masked moves (no other CPU target has 512-bit vectors)
 }
 
 std::optional<TargetDesc> hostTargetDesc(const std::string &name) {

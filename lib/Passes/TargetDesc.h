@@ -22,6 +22,10 @@ struct TargetDesc {
   bool vectorALU = true;
   /// Widest vector load or store coalesce may form, in elements (LLVM legalizes wider ones into several).
   int maxVectorAccess = 16;
+  /// A vector access of any lane count up to maxVectorAccess is one masked move (x86 with AVX-512): coalesce keeps a
+  /// run of 14 lanes whole instead of cutting it into 8 + 4 + 2, and the LLVM renderer loads and stores the padded
+  /// vector through a lane mask.
+  bool maskedVectors = false;
   bool hasThreads = true; // outer loops may be split across threads
   bool hasLocal = false;  // workgroup-local index spaces (GPUs)
   bool hasShared = false; // shared memory (GPUs)
@@ -85,7 +89,7 @@ std::optional<TargetDesc> gpuTargetDesc(const std::string &name, const std::stri
 /// The description of any -target= name, host or GPU.
 std::optional<TargetDesc> targetDescFor(const std::string &name, const std::string &arch, std::string &error);
 
-/// Set the vector width and what follows from it (the number of vector registers: 32 with AVX-512, else 16).
+/// Set the vector width and what follows from it (AVX-512: 32 vector registers and masked accesses; else 16, none).
 void setVectorBits(TargetDesc &d, int bits);
 
 /// Vector width in bits implied by an LLVM feature string ("+avx512f,..." -> 512).

@@ -22,6 +22,7 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace tgc {
 namespace {
@@ -82,6 +83,7 @@ public:
              LLVMFlavor flavor)
       : linear_(linear), info_(info), mod_(m), c_(m.getContext()), b_(c_), flavor_(flavor) {
     streaming_ = flavor == LLVMFlavor::CPU && t.streamingStoreBytes > 0 && info.storedBytes >= t.streamingStoreBytes;
+    masked_ = flavor == LLVMFlavor::CPU && t.desc.maskedVectors;
     if (t.fpContract) { // a*b+c may become one fused multiply-add (one rounding instead of two)
       llvm::FastMathFlags fmf;
       fmf.setAllowContract(true);
@@ -157,6 +159,9 @@ public:
   }
 
   void render() {
+    for (const UOp *u : linear_->src())
+      if (u->op() == Op::Gep && u->src(0)->op() == Op::Load)
+        picked_.insert(u->src(0));
     for (const UOp *u : linear_->src())
       emit(u);
     if (streamed_) // non-temporal stores are weakly ordered: make them visible before the runtime's signal
@@ -626,7 +631,11 @@ private:
       ptr = b_.CreateSelect(cond, ptr, base_.at(u->src(0)));
     DType d = u->dtype();
     bool reg = paddedRegister(u->src(0)->dtype());
-    llvm::Value *v = b_.CreateAlignedLoad(reg ? registerType(d) : memoryType(c_, d), ptr, elementAlign(d));
+    llvm::Value *v = nullptr;
+    if (!reg && masksLanes(d) && !picked_.count(u))
+      v = b_.CreateMaskedLoad(type(d), ptr, elementAlign(d), laneMask(d), nullptr);
+    else
+      v = b_.CreateAlignedLoad(reg ? registerType(d) : memoryType(c_, d), ptr, elementAlign(d));
     if (d.element().isBool())
       v = b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
     if (d.isVector())
@@ -644,6 +653,10 @@ private:
     llvm::Value *v = val(u->src(1));
     DType d = u->src(1)->dtype();
     bool reg = paddedRegister(u->src(0)->dtype());
+    if (!reg && masksLanes(d)) {
+      storeMasked(v, val(u->src(0)), d, cond);
+      return;
+    }
     if (d.isVector() && !reg && int64_t(paddedLanes(d)) != d.lanes())
       v = subvector(v, 0, d.lanes()); // the dtype's lanes, without the padding
     if (d.element().isBool())
@@ -661,6 +674,39 @@ private:
     b_.CreateCondBr(cond, doStore, after);
     b_.SetInsertPoint(doStore);
     b_.CreateAlignedStore(v, val(u->src(0)), elementAlign(d));
+    b_.CreateBr(after);
+    b_.SetInsertPoint(after);
+  }
+
+  /// Whether a vector of dtype d is padded (paddedLanes) and read and written through a lane mask
+  /// (TargetDesc::maskedVectors): one masked move instead of power-of-two pieces (7 lanes: 4 + 2 + 1). Not a load
+  /// whose lanes are picked apart (a convolution tile's inputs, each broadcast over the output channels): LLVM
+  /// folds a plain load and a broadcast of one lane into one broadcast load, but not a masked load.
+  bool masksLanes(DType d) const {
+    int bits = d.element().bits();
+    return masked_ && d.isVector() && !d.element().isBool() && (bits == 32 || bits == 64) &&
+           int64_t(paddedLanes(d)) != d.lanes();
+  }
+
+  /// The lane mask of a padded vector: its dtype's lanes on, the padding off.
+  llvm::Value *laneMask(DType d) {
+    std::vector<llvm::Constant *> bits;
+    for (unsigned l = 0; l < paddedLanes(d); ++l)
+      bits.push_back(b_.getInt1(int64_t(l) < d.lanes()));
+    return llvm::ConstantVector::get(bits);
+  }
+
+  /// A padded vector's own lanes stored through its lane mask, where `cond` (if any) holds.
+  void storeMasked(llvm::Value *v, llvm::Value *addr, DType d, llvm::Value *cond) {
+    if (!cond) {
+      b_.CreateMaskedStore(v, addr, elementAlign(d), laneMask(d));
+      return;
+    }
+    llvm::BasicBlock *doStore = llvm::BasicBlock::Create(c_, "store", f_);
+    llvm::BasicBlock *after = llvm::BasicBlock::Create(c_, "stored", f_);
+    b_.CreateCondBr(cond, doStore, after);
+    b_.SetInsertPoint(doStore);
+    b_.CreateMaskedStore(v, addr, elementAlign(d), laneMask(d));
     b_.CreateBr(after);
     b_.SetInsertPoint(after);
   }
@@ -942,7 +988,9 @@ private:
   llvm::BasicBlock *entry_;
   LLVMFlavor flavor_;
   bool streaming_ = false; // vector stores to global memory may be non-temporal (TargetInfo::streamingStoreBytes)
-  bool streamed_ = false;  // some were
+  bool masked_ = false;    // padded vectors load and store through lane masks (TargetDesc::maskedVectors)
+  std::unordered_set<const UOp *> picked_; // loads whose lanes a gep picks apart: no masked load
+  bool streamed_ = false;                  // some were
   std::vector<Loop> loops_;
   std::unordered_map<const UOp *, llvm::Value *> values_;
   std::unordered_map<const UOp *, llvm::Value *> valid_;
