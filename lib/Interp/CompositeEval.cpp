@@ -24,7 +24,7 @@ double erfAS(double x) {
   for (double c : {-1.453152027, 1.421413741, -0.284496736, 0.254829592})
     poly = poly * t + c;
   double y = 1.0 - t * poly * std::exp(-x * x);
-  return x < 0 ? -y : (x > 0 ? y : 0.0);
+  return x < 0 ? -y : (x > 0 ? y : 0.0 * y); // 0 * y: NaN for a NaN x, as the decomposition computes it
 }
 
 /// tgc's max (docs/ops.md): NaN if either is NaN, and +0.0 above -0.0 (std::max keeps its first operand on ties).

@@ -112,8 +112,8 @@ struct Plan {
   bool useful = false; // some piece has two or more lanes
 };
 
-/// Loads (`spans`) may also read strided lanes through spans; stores write runs only.
-Plan planAccesses(const std::vector<Address> &lanes, const TargetDesc &t, bool spans) {
+/// Loads (`spans`) may also read strided lanes through spans; stores write runs only. Elements have `bits` bits.
+Plan planAccesses(const std::vector<Address> &lanes, const TargetDesc &t, int bits, bool spans) {
   std::map<GroupKey, std::map<int64_t, Address>> offsets;
   for (const Address &a : lanes)
     offsets[keyOf(a)].emplace(a.offset, a);
@@ -123,7 +123,7 @@ Plan planAccesses(const std::vector<Address> &lanes, const TargetDesc &t, bool s
     for (auto &[offset, a] : offs)
       sorted.push_back(offset);
     std::vector<Piece> &pieces = plan.pieces[key];
-    for (const Run &r : cutRuns(sorted, t)) {
+    for (const Run &r : cutRuns(sorted, t, bits)) {
       if (r.n == 1 && spans)
         singles.push_back(r.start);
       else
@@ -150,13 +150,13 @@ const UOp *coalesceStores(const Match &m) { return coalesceStoreLanes(m.root(), 
 
 } // namespace
 
-std::vector<Run> cutRuns(const std::vector<int64_t> &sorted, const TargetDesc &t) {
+std::vector<Run> cutRuns(const std::vector<int64_t> &sorted, const TargetDesc &t, int bits) {
   std::vector<Run> runs;
   for (size_t i = 0; i < sorted.size();) {
     int64_t run = 1;
     while (i + size_t(run) < sorted.size() && sorted[i + size_t(run)] == sorted[i] + run && run < t.maxVectorAccess)
       ++run;
-    int64_t n = t.maskedVectors ? run : 1;
+    int64_t n = t.masksLanes(bits) ? run : 1;
     while (n * 2 <= run)
       n *= 2;
     runs.push_back({sorted[i], n});
@@ -175,7 +175,7 @@ const UOp *coalesceLoadLanes(const UOp *v, const TargetDesc &t) {
       return nullptr;
     lanes.push_back(*a);
   }
-  Plan plan = planAccesses(lanes, t, true);
+  Plan plan = planAccesses(lanes, t, v->dtype().element().bits(), true);
   if (!plan.useful)
     return nullptr;
   Context &ctx = v->ctx();
@@ -207,7 +207,9 @@ const UOp *coalesceStoreLanes(const UOp *group, const TargetDesc &t) {
     lanes.push_back(*a);
     values.push_back(s->src(1));
   }
-  Plan plan = planAccesses(lanes, t, false);
+  if (values.empty())
+    return nullptr;
+  Plan plan = planAccesses(lanes, t, values[0]->dtype().element().bits(), false);
   if (!plan.useful)
     return nullptr;
   std::map<std::pair<GroupKey, int64_t>, const UOp *> valueAt;

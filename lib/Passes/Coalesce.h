@@ -18,8 +18,8 @@ struct Run {
 
 /// Sorted distinct offsets cut, from the first, into runs of consecutive offsets of at most the target's widest
 /// access: each the largest power of two that fits (a run of 6 is 4 + 2, a run of 3 is 2 + 1), or the whole run
-/// where the target has masked vector accesses (TargetDesc::maskedVectors).
-std::vector<Run> cutRuns(const std::vector<int64_t> &sorted, const TargetDesc &t);
+/// where the target reads and writes elements of `bits` bits through lane masks (TargetDesc::masksLanes).
+std::vector<Run> cutRuns(const std::vector<int64_t> &sorted, const TargetDesc &t, int bits);
 
 /// vectorize(load(b[i]), load(b[i+1]), ...) -> the lanes of vector loads of at most maxLanes (lanes share a load
 /// when they have the same buffer, base and valid); nullptr when no two lanes share one.

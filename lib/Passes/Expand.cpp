@@ -415,14 +415,14 @@ private:
 
   /// On a vector target, the runs of adjacent lanes of an affine index (coalesce's pieces, found from the offsets
   /// without a scalar access per lane); empty when no two lanes are adjacent or two lanes share an address.
-  std::vector<Run> vectorRuns(const Expanded &p) {
+  std::vector<Run> vectorRuns(const Expanded &p, DType element) {
     if (!target_.vectorALU || !p.base)
       return {};
     std::vector<int64_t> sorted = p.offsets;
     std::sort(sorted.begin(), sorted.end());
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
       return {};
-    std::vector<Run> runs = cutRuns(sorted, target_);
+    std::vector<Run> runs = cutRuns(sorted, target_, element.bits());
     bool useful = std::any_of(runs.begin(), runs.end(), [](const Run &r) { return r.n > 1; });
     return useful ? runs : std::vector<Run>{};
   }
@@ -436,7 +436,7 @@ private:
 
   /// load(p) of an affine index: one load per run, each lane the element of its run's load.
   const UOp *vectorLoad(const UOp *u, const Expanded &p) {
-    std::vector<Run> runs = vectorRuns(p);
+    std::vector<Run> runs = vectorRuns(p, u->dtype().element());
     if (runs.empty() || u->numSrc() != 1)
       return nullptr;
     std::vector<const UOp *> loads;
@@ -459,7 +459,8 @@ private:
   /// store(p, v) of an affine index with the lanes of v: one store per run of the lanes of v it holds.
   const UOp *vectorStore(const UOp *u, const Axes &axes) {
     const Expanded &p = done_.at(u->src(0));
-    std::vector<Run> runs = p.axes == axes && u->numSrc() == 2 ? vectorRuns(p) : std::vector<Run>{};
+    std::vector<Run> runs =
+        p.axes == axes && u->numSrc() == 2 ? vectorRuns(p, u->src(1)->dtype().element()) : std::vector<Run>{};
     if (runs.empty())
       return nullptr;
     std::map<int64_t, int64_t> laneAt; // offset -> lane

@@ -26,6 +26,9 @@ struct TargetDesc {
   /// run of 14 lanes whole instead of cutting it into 8 + 4 + 2, and the LLVM renderer loads and stores the padded
   /// vector through a lane mask.
   bool maskedVectors = false;
+  /// Whether a vector of elements of `bits` bits is accessed through a lane mask (maskedVectors): 32- and 64-bit
+  /// elements, which AVX-512F masks (LLVM 19 also aborts on odd-sized bfloat vectors on some AVX-512 CPUs).
+  bool masksLanes(int bits) const { return maskedVectors && (bits == 32 || bits == 64); }
   bool hasThreads = true; // outer loops may be split across threads
   bool hasLocal = false;  // workgroup-local index spaces (GPUs)
   bool hasShared = false; // shared memory (GPUs)

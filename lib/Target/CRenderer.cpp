@@ -352,6 +352,17 @@ private:
     return std::string(f) + (single && d_.suffixedMath ? "f" : "");
   }
 
+  /// x / y or x % y; for a signed scalar y that is not a constant, y = -1 gives -x and 0 (INT_MIN idiv -1 wraps,
+  /// docs/ops.md), where the CPU's division would trap.
+  std::string divide(const UOp *u, const std::string &x, const std::string &y) {
+    const char *op = u->op() == Op::Idiv ? " / " : " % ";
+    bool guard = u->dtype().isSigned() && !u->dtype().isVector() && u->src(1)->op() != Op::Const;
+    if (!guard)
+      return x + op + y;
+    std::string minusOne = y + " == -1 ? " + (u->op() == Op::Idiv ? "-" + x : "0") + " : ";
+    return "(" + minusOne + x + op + y + ")";
+  }
+
   std::string alu(const UOp *u) {
     auto s = [&](size_t i) { return expr(u->src(i)); };
     DType d = u->dtype();
@@ -360,9 +371,9 @@ private:
     case Op::Add: return s(0) + " + " + s(1);
     case Op::Sub: return s(0) + " - " + s(1);
     case Op::Mul: return s(0) + " * " + s(1);
-    case Op::Fdiv:
-    case Op::Idiv: return s(0) + " / " + s(1);
-    case Op::Mod: return s(0) + " % " + s(1);
+    case Op::Fdiv: return s(0) + " / " + s(1);
+    case Op::Idiv:
+    case Op::Mod: return divide(u, s(0), s(1));
     case Op::Cmplt: return s(0) + " < " + s(1);
     case Op::Cmpne: return s(0) + " != " + s(1);
     case Op::Cmpeq: return s(0) + " == " + s(1);

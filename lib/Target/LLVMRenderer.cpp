@@ -83,7 +83,8 @@ public:
              LLVMFlavor flavor)
       : linear_(linear), info_(info), mod_(m), c_(m.getContext()), b_(c_), flavor_(flavor) {
     streaming_ = flavor == LLVMFlavor::CPU && t.streamingStoreBytes > 0 && info.storedBytes >= t.streamingStoreBytes;
-    masked_ = flavor == LLVMFlavor::CPU && t.desc.maskedVectors;
+    if (flavor == LLVMFlavor::CPU)
+      masked_ = t.desc;
     if (t.fpContract) { // a*b+c may become one fused multiply-add (one rounding instead of two)
       llvm::FastMathFlags fmf;
       fmf.setAllowContract(true);
@@ -683,8 +684,7 @@ private:
   /// whose lanes are picked apart (a convolution tile's inputs, each broadcast over the output channels): LLVM
   /// folds a plain load and a broadcast of one lane into one broadcast load, but not a masked load.
   bool masksLanes(DType d) const {
-    int bits = d.element().bits();
-    return masked_ && d.isVector() && !d.element().isBool() && (bits == 32 || bits == 64) &&
+    return d.isVector() && !d.element().isBool() && masked_.masksLanes(d.element().bits()) &&
            int64_t(paddedLanes(d)) != d.lanes();
   }
 
@@ -929,6 +929,16 @@ private:
     return b_.CreateShuffleVector(d, llvm::ConstantInt::get(d->getType(), 1), mask);
   }
 
+  /// x idiv y or x mod y, signed: y = -1 gives -x and 0 (INT_MIN idiv -1 wraps to INT_MIN, docs/ops.md) where x86's
+  /// idiv would trap; LLVM folds the select away for a constant divisor.
+  llvm::Value *signedDivide(const UOp *u, llvm::Value *x, llvm::Value *y) {
+    llvm::Value *minusOne = b_.CreateICmpEQ(y, llvm::Constant::getAllOnesValue(y->getType()));
+    llvm::Value *safe = padDivisor(u, b_.CreateSelect(minusOne, llvm::ConstantInt::get(y->getType(), 1), y));
+    if (u->op() == Op::Idiv)
+      return b_.CreateSelect(minusOne, b_.CreateNeg(x), b_.CreateSDiv(x, safe));
+    return b_.CreateSelect(minusOne, llvm::Constant::getNullValue(x->getType()), b_.CreateSRem(x, safe));
+  }
+
   /// the elementwise op u on the values `a` of its sources, with result type t
   llvm::Value *alu(const UOp *u, const std::vector<llvm::Value *> &a, llvm::Type *t) {
     auto s = [&](size_t i) { return a[i]; };
@@ -944,8 +954,8 @@ private:
         return fusedMulAdd(a, t, d);
       return b_.CreateAdd(b_.CreateMul(s(0), s(1)), s(2));
     case Op::Fdiv: return fdiv(s(0), s(1));
-    case Op::Idiv: return sgn ? b_.CreateSDiv(s(0), padDivisor(u, s(1))) : b_.CreateUDiv(s(0), padDivisor(u, s(1)));
-    case Op::Mod: return sgn ? b_.CreateSRem(s(0), padDivisor(u, s(1))) : b_.CreateURem(s(0), padDivisor(u, s(1)));
+    case Op::Idiv: return sgn ? signedDivide(u, s(0), s(1)) : b_.CreateUDiv(s(0), padDivisor(u, s(1)));
+    case Op::Mod: return sgn ? signedDivide(u, s(0), s(1)) : b_.CreateURem(s(0), padDivisor(u, s(1)));
     case Op::Max:
       if (fp && d.element().itemSize() == 2) // LLVM 19's x86 llvm.maximum on bf16 loses NaNs: compares instead
         return maxBySelect(s(0), s(1));
@@ -988,7 +998,7 @@ private:
   llvm::BasicBlock *entry_;
   LLVMFlavor flavor_;
   bool streaming_ = false; // vector stores to global memory may be non-temporal (TargetInfo::streamingStoreBytes)
-  bool masked_ = false;    // padded vectors load and store through lane masks (TargetDesc::maskedVectors)
+  TargetDesc masked_;      // which padded vectors load and store through lane masks (TargetDesc::masksLanes); CPU only
   std::unordered_set<const UOp *> picked_; // loads whose lanes a gep picks apart: no masked load
   bool streamed_ = false;                  // some were
   std::vector<Loop> loops_;
