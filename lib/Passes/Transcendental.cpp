@@ -3,9 +3,10 @@
 //===----------------------------------------------------------------------===//
 //
 // Accuracy (measured against the C library in test/unit/TranscendentalTest.cpp, on float32):
-//   exp2: q = round(x), s = x - q in [-1/2, 1/2], 2^s by a degree-6 minimax polynomial (SLEEF's coefficients),
-//         scaled by 2^q built from the exponent bits (in two halves, so 2^q never overflows early). Inf above 128,
-//         0 below -150, NaN stays NaN.
+//   exp2: x clamped to [-151, 129], q = round(x) (adding 1.5 * 2^23), s = x - q in [-1/2, 1/2], 2^s by a degree-6
+//         minimax polynomial (SLEEF's coefficients), scaled by 2^q built from the exponent bits (in two halves, so
+//         2^q never overflows early and underflows through the denormals). Inf above 128, 0 below -150, NaN stays
+//         NaN; about 20 vector instructions, no conversion and no select after the clamp.
 //   log2: x = m * 2^e with m in [0.75, 1.5) from the exponent bits (denormals scaled by 2^64 first), then
 //         log2(m) = 2/ln2 * atanh(t), t = (m-1)/(m+1), by its odd series to t^9. -inf at 0, NaN below 0, inf at inf.
 //   sin:  q = round(x * 2/pi), r = x - q*pi/2 with pi/2 in three parts (Cody-Waite), then the sine or cosine
@@ -77,15 +78,22 @@ F clampDefined(const F &x, double lo, double hi) {
   return x.ne(x).where(x.c(0), c);
 }
 
-F exp2f(const F &x) {
-  F q = roundToInt(clampDefined(x, -151, 129));
-  F s = clampDefined(x, -151, 129) - q.cast(dt::F32);
+/// x clamped to [lo, hi]; NaN stays NaN (both comparisons are false for it)
+F clamp(const F &x, double lo, double hi) { return x.lt(x.c(lo)).where(x.c(lo), x.c(hi).lt(x).where(x.c(hi), x)); }
+
+F exp2f(const F &x0) {
+  // beyond [-151, 129] the result is 0 or inf anyway: 2^q below rounds to 0, above to inf
+  F x = clamp(x0, -151, 129);
+  // q = round(x) by adding 1.5 * 2^23, whose last bit is the unit (ties to even); as an integer, from the sum's bits.
+  // A NaN x gives some q, and s = NaN makes the result NaN.
+  F t = x + 12582912.0;
+  F qf = t - x.c(12582912.0);
+  F bits = t.bitcast(dt::I32);
+  F q = bits - bits.ci(0x4b400000);
+  F s = x - qf;
   F u = poly(s, {0.1535920892e-3, 0.1339262701e-2, 0.9618384764e-2, 0.5550347269e-1, 0.2402264476, 0.6931471825, 1.0});
   F half = q.op(Op::Shr, q.ci(1));
-  F r = u * pow2i(half) * pow2i(q - half);
-  r = x.c(128).lt(x).where(x.c(INFINITY), r);
-  r = x.lt(x.c(-150)).where(x.c(0), r);
-  return x.ne(x).where(x, r); // NaN stays NaN
+  return u * pow2i(half) * pow2i(q - half);
 }
 
 F log2f(const F &x0) {

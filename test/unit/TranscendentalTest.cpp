@@ -101,12 +101,22 @@ TEST_CASE("exp2 polynomial is within 2 ulp of the C library", "[transcendental]"
   Formula f(Op::Exp2);
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> d(-149.0f, 127.9f);
-  REQUIRE(maxUlps(f, [&](int) { return d(rng); }, [](double x) { return std::exp2(x); }, 20000) <= 2);
+  REQUIRE(maxUlps(
+              f, [&](int) { return d(rng); }, [](double x) { return std::exp2(x); }, 20000) <= 2);
   REQUIRE(f.eval(0.0f) == 1.0f);
   REQUIRE(f.eval(10.0f) == 1024.0f);
   REQUIRE(std::isinf(f.eval(200.0f)));
   REQUIRE(f.eval(-200.0f) == 0.0f);
   REQUIRE(std::isnan(f.eval(NAN)));
+  REQUIRE(std::isnan(f.eval(-NAN)));
+  REQUIRE(std::isinf(f.eval(INFINITY)));
+  REQUIRE(f.eval(-INFINITY) == 0.0f);
+  REQUIRE(std::isinf(f.eval(128.0f)));
+  REQUIRE(std::isfinite(f.eval(127.99f)));
+  REQUIRE(f.eval(-150.5f) == 0.0f);
+  for (int k = -149; k <= 127; ++k) // integers, denormals included, are exact
+    REQUIRE(f.eval(float(k)) == std::ldexp(1.0f, k));
+  REQUIRE(f.eval(2.5f) == float(std::exp2(2.5))); // a tie of the rounding to an integer
 }
 
 TEST_CASE("log2 polynomial is within 2 ulp of the C library", "[transcendental]") {
@@ -127,7 +137,8 @@ TEST_CASE("sin polynomial is within 2 ulp of the C library for |x| <= 100", "[tr
   Formula f(Op::Sin);
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> d(-100.0f, 100.0f);
-  REQUIRE(maxUlps(f, [&](int) { return d(rng); }, [](double x) { return std::sin(x); }, 20000) <= 2);
+  REQUIRE(maxUlps(
+              f, [&](int) { return d(rng); }, [](double x) { return std::sin(x); }, 20000) <= 2);
   REQUIRE(f.eval(0.0f) == 0.0f);
   REQUIRE(std::isnan(f.eval(INFINITY)));
 }
