@@ -22,6 +22,8 @@
 //  3. blocks: when that operand does not fit L2, block the lanes axis (`block`) so that one block of panels,
 //     reduce x block elements, does: the blocks become the outermost loop and every row tile reuses the block
 //     from L2 (with pack-matmul's panel layout, a 1024^3 f32 matmul on AVX2: upcast:0:4,upcast:1:16,block:1:4).
+//     Likewise a loop axis that steps through the panels (a matmul whose output is [tokens, heads, 64]) when it
+//     nests inside an axis that rereads them: blocks of it become the outermost loop.
 // Amounts are powers of two that divide the range, or its largest divisor where that fills less than half the
 // limit (fillAmount: 7 or 14 on 7x7 and 14x14 maps); the accumulator lanes of a reduce kernel fill at most half the
 // target's vector registers (AVX-512 f32: 256 lanes in 16 of 32 zmm registers, e.g. a 16 x 16 matmul tile), and
@@ -379,6 +381,39 @@ std::optional<OptAction> cacheBlock(const KernelFacts &f, const UOp *lanesAxis, 
   return OptAction{"block", rangeId(lanesAxis), a, ""};
 }
 
+/// Cache blocking over a panel axis: where the operand read along the lanes axis also steps along another loop axis
+/// that the tile leaves whole (a matmul whose output is [tokens, heads, 64] reads the packed weight's panel of each
+/// head) inside a loop axis that reads the same panels again (the tokens), while all the panels do not fit
+/// TargetDesc::l2OperandBytes: blocks of that axis whose panels fit become the outermost loop. Each head's 768 x 64
+/// panel then stays in L2 while every token tile reads it, instead of every tile sweeping all 12 from farther away.
+std::optional<OptAction> panelBlock(const KernelFacts &f, const UOp *lanesAxis, const std::vector<OptAction> &actions,
+                                    const TargetDesc &t) {
+  auto upcast = [&](const UOp *r) {
+    return std::ranges::any_of(actions, [&](const OptAction &a) { return a.axis == rangeId(r); });
+  };
+  int64_t slice = rangeSize(f.reduces[0]) * rangeSize(lanesAxis) * f.elemBytes; // one panel's bytes
+  for (const UOp *idx : loadsInReduce(f)) {
+    if (strideOf(idx, lanesAxis) != std::optional<int64_t>(1))
+      continue;
+    const UOp *panel = nullptr;
+    bool reread = false; // an axis outside the panel axis reads the same panel again
+    for (const UOp *r : f.loops) {
+      std::optional<int64_t> s = strideOf(idx, r);
+      if (r == lanesAxis || !s)
+        continue;
+      if (*s == 0 && !panel)
+        reread = true;
+      else if (*s != 0 && !upcast(r) && reread && (!panel || rangeSize(r) > rangeSize(panel)))
+        panel = r;
+    }
+    if (!panel || slice * rangeSize(panel) <= t.l2OperandBytes)
+      continue;
+    int64_t a = std::max<int64_t>(1, largestDivisor(rangeSize(panel), t.l2OperandBytes / slice));
+    return OptAction{"block", rangeId(panel), a, ""};
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) {
@@ -488,6 +523,9 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
   fitLaneLimit(actions, t.maxLanes);
   if (blockable)
     if (std::optional<OptAction> b = cacheBlock(f, lanesAxis, actions, t))
+      actions.push_back(*b);
+  if (!blockable && lanesAxis && !unroll && f.reduces.size() == 1)
+    if (std::optional<OptAction> b = panelBlock(f, lanesAxis, actions, t))
       actions.push_back(*b);
   for (OptAction &a : actions)
     a.text = a.kind + ":" + std::to_string(a.axis) + ":" + std::to_string(a.amount);
