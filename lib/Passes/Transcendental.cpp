@@ -3,10 +3,11 @@
 //===----------------------------------------------------------------------===//
 //
 // Accuracy (measured against the C library in test/unit/TranscendentalTest.cpp, on float32):
-//   exp2: x clamped to [-151, 129], q = round(x) (adding 1.5 * 2^23), s = x - q in [-1/2, 1/2], 2^s by a degree-6
-//         minimax polynomial (SLEEF's coefficients), scaled by 2^q built from the exponent bits (in two halves, so
-//         2^q never overflows early and underflows through the denormals). Inf above 128, 0 below -150, NaN stays
-//         NaN; about 20 vector instructions, no conversion and no select after the clamp.
+//   exp2: x clamped to [-151, 129] (below: -254, whose 2^q is exactly 0), q = round(x) (adding 1.5 * 2^23),
+//         s = x - q in [-1/2, 1/2], 2^s by a degree-6 minimax polynomial (SLEEF's coefficients), scaled by 2^q built
+//         from the exponent bits (in two halves, so 2^q never overflows early and underflows through the
+//         denormals). Inf above 128, 0 below -150, NaN stays NaN; about 20 vector instructions, no conversion and
+//         no select after the clamp.
 //   log2: x = m * 2^e with m in [0.75, 1.5) from the exponent bits (denormals scaled by 2^64 first), then
 //         log2(m) = 2/ln2 * atanh(t), t = (m-1)/(m+1), by its odd series to t^9. -inf at 0, NaN below 0, inf at inf.
 //   sin:  q = round(x * 2/pi), r = x - q*pi/2 with pi/2 in three parts (Cody-Waite), then the sine or cosine
@@ -78,12 +79,11 @@ F clampDefined(const F &x, double lo, double hi) {
   return x.ne(x).where(x.c(0), c);
 }
 
-/// x clamped to [lo, hi]; NaN stays NaN (both comparisons are false for it)
-F clamp(const F &x, double lo, double hi) { return x.lt(x.c(lo)).where(x.c(lo), x.c(hi).lt(x).where(x.c(hi), x)); }
-
 F exp2f(const F &x0) {
-  // beyond [-151, 129] the result is 0 or inf anyway: 2^q below rounds to 0, above to inf
-  F x = clamp(x0, -151, 129);
+  // above 129 the result is inf: x becomes 129. Below -151 it is 0: x becomes -254, whose halves of 2^q are both
+  // 2^-127, the bits of +0.0, so the product is 0 without an underflow (an underflowing multiply costs a microcode
+  // assist on Intel CPUs: the -inf lanes of a causal mask made GPT-2's softmax 4x slower). NaN fails both compares.
+  F x = x0.lt(x0.c(-151)).where(x0.c(-254), x0.c(129).lt(x0).where(x0.c(129), x0));
   // q = round(x) by adding 1.5 * 2^23, whose last bit is the unit (ties to even); as an integer, from the sum's bits.
   // A NaN x gives some q, and s = NaN makes the result NaN.
   F t = x + 12582912.0;

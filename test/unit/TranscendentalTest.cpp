@@ -114,6 +114,8 @@ TEST_CASE("exp2 polynomial is within 2 ulp of the C library", "[transcendental]"
   REQUIRE(std::isinf(f.eval(128.0f)));
   REQUIRE(std::isfinite(f.eval(127.99f)));
   REQUIRE(f.eval(-150.5f) == 0.0f);
+  REQUIRE(f.eval(-151.5f) == 0.0f);
+  REQUIRE(f.eval(-1e30f) == 0.0f);
   for (int k = -149; k <= 127; ++k) // integers, denormals included, are exact
     REQUIRE(f.eval(float(k)) == std::ldexp(1.0f, k));
   REQUIRE(f.eval(2.5f) == float(std::exp2(2.5))); // a tie of the rounding to an integer
