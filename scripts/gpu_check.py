@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The cuda target's run check, for a machine with an NVIDIA GPU that cannot build tgc (the device tool's H200).
+"""The cuda target's run check, for a machine with an NVIDIA GPU that cannot build tgc (no compiler or packages there).
 
 Three steps, so that only compiled executables and shell travel to the GPU:
   prepare SRC TGC DIR [--arch sm_90]  here: compile every tensor program in test/ and examples/ for cuda, write the

@@ -84,7 +84,7 @@ public:
       : linear_(linear), info_(info), mod_(m), c_(m.getContext()), b_(c_), flavor_(flavor) {
     streaming_ = flavor == LLVMFlavor::CPU && t.streamingStoreBytes > 0 && info.storedBytes >= t.streamingStoreBytes;
     if (flavor == LLVMFlavor::CPU)
-      masked_ = t.desc;
+      lanesMasked_ = &t.desc;
     if (t.fpContract) { // a*b+c may become one fused multiply-add (one rounding instead of two)
       llvm::FastMathFlags fmf;
       fmf.setAllowContract(true);
@@ -684,7 +684,7 @@ private:
   /// whose lanes are picked apart (a convolution tile's inputs, each broadcast over the output channels): LLVM
   /// folds a plain load and a broadcast of one lane into one broadcast load, but not a masked load.
   bool masksLanes(DType d) const {
-    return d.isVector() && !d.element().isBool() && masked_.masksLanes(d.element().bits()) &&
+    return lanesMasked_ && d.isVector() && !d.element().isBool() && lanesMasked_->masksLanes(d.element().bits()) &&
            int64_t(paddedLanes(d)) != d.lanes();
   }
 
@@ -998,9 +998,9 @@ private:
   llvm::BasicBlock *entry_;
   LLVMFlavor flavor_;
   bool streaming_ = false; // vector stores to global memory may be non-temporal (TargetInfo::streamingStoreBytes)
-  TargetDesc masked_;      // which padded vectors load and store through lane masks (TargetDesc::masksLanes); CPU only
-  std::unordered_set<const UOp *> picked_; // loads whose lanes a gep picks apart: no masked load
-  bool streamed_ = false;                  // some were
+  const TargetDesc *lanesMasked_ = nullptr; // CPU: which padded vectors go through lane masks (masksLanes)
+  std::unordered_set<const UOp *> picked_;  // loads whose lanes a gep picks apart: no masked load
+  bool streamed_ = false;                   // some were
   std::vector<Loop> loops_;
   std::unordered_map<const UOp *, llvm::Value *> values_;
   std::unordered_map<const UOp *, llvm::Value *> valid_;
