@@ -520,11 +520,11 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
       for (auto &[r, a] : tile)
         if (int64_t d = largestDivisor(rangeSize(r), budget / lanes); d > best.second)
           best = {r, d};
-      for (auto &[r, a] : tile)
-        if (best.first)
+      if (best.first) {
+        for (auto &[r, a] : tile)
           a = r == best.first ? best.second : 1;
-      if (best.first)
         total = lanes * best.second;
+      }
     }
     if (lanesAxis && !unroll)
       lanes = std::max(lanes, amountFor(rangeSize(lanesAxis), std::min(4 * width, lanes * (budget / total))));

@@ -45,9 +45,9 @@ bool isTemp(const UOp *b) { return b->op() == Op::Buffer && b->arg().getTuple()[
 
 int64_t bufferId(const UOp *b) { return b->arg().getTuple()[0].getInt(); }
 
-/// Per call: whether it stores constants into part of a temporary that other calls also write (the zero border of a
-/// padded buffer): it reads no buffer, writes one temporary, and has no variable sizes.
-std::vector<bool> borderCalls(const UOp *linear, const std::vector<bool> &once) {
+/// Per call: the temporary whose part it stores constants into while other calls write the rest (the zero border of
+/// a padded buffer), or nullptr: it reads no buffer, writes one temporary, and has no variable sizes.
+std::vector<const UOp *> borderBuffers(const UOp *linear, const std::vector<bool> &once) {
   std::map<const UOp *, int> writers;
   std::vector<CallAccess> access;
   for (const UOp *call : linear->src()) {
@@ -55,11 +55,12 @@ std::vector<bool> borderCalls(const UOp *linear, const std::vector<bool> &once) 
     for (const UOp *b : access.back().writes)
       ++writers[b];
   }
-  std::vector<bool> border(linear->numSrc(), false);
+  std::vector<const UOp *> border(linear->numSrc(), nullptr);
   for (size_t i = 0; i < access.size(); ++i) {
     const CallAccess &a = access[i];
-    border[i] = !once[i] && a.reads.empty() && a.writes.size() == 1 && isTemp(a.writes[0]) &&
-                writers[a.writes[0]] > 1 && kernelVariables(linear->src(i)->src(0)).empty();
+    if (!once[i] && a.reads.empty() && a.writes.size() == 1 && isTemp(a.writes[0]) && writers[a.writes[0]] > 1 &&
+        kernelVariables(linear->src(i)->src(0)).empty())
+      border[i] = a.writes[0];
   }
   return border;
 }
@@ -96,11 +97,11 @@ const UOp *runPlanMemory(const UOp *root, PassContext &pc) {
   }
   // padded buffers keep their borders: grouped by their border kernels, each group's buffers take reservations in
   // order of first use, one reusing a reservation whose last buffer's uses have ended
-  std::vector<bool> border = borderCalls(root, once);
+  std::vector<const UOp *> border = borderBuffers(root, once);
   std::map<const UOp *, std::vector<const UOp *>> borderKernels; // per padded buffer
   for (size_t i = 0; i < root->numSrc(); ++i)
     if (border[i])
-      borderKernels[callAccess(root->src(i)).writes[0]].push_back(root->src(i)->src(0));
+      borderKernels[border[i]].push_back(root->src(i)->src(0));
   std::map<std::pair<std::vector<const UOp *>, int64_t>, std::vector<Interval *>> groups;
   for (auto &[b, kernels] : borderKernels) {
     std::sort(kernels.begin(), kernels.end());
