@@ -595,15 +595,55 @@ private:
   }
 
   /// Whether a pointer addresses vector registers that hold padded vectors (paddedLanes).
-  static bool paddedRegister(DType ptr) {
+  bool paddedRegister(DType ptr) const {
     return ptr.addrSpace() == AddrSpace::Reg && ptr.pointee().isVector() &&
-           int64_t(paddedLanes(ptr.pointee())) != ptr.pointee().lanes();
+           int64_t(paddedLanes(ptr.pointee())) != ptr.pointee().lanes() && !registerParts(ptr.pointee());
   }
 
-  /// How vector registers of dtype d are kept: the padded vector (bool as i8).
+  /// The hardware vectors a vector register of dtype d is kept in, when its lanes are not a power of two but a
+  /// multiple of the CPU's vector width (a 7 x 32 tile of accumulators: 14 zmm); 0 when it is kept whole. Padded
+  /// to a power of two, the register would carry two more vectors through every loop step, with a multiply-add
+  /// each; kept in parts, the padding lanes of a value stored to it are dropped and LLVM deletes their arithmetic.
+  int64_t registerParts(DType d) const {
+    if (!lanesMasked_ || !d.isVector() || d.element().isBool() || std::has_single_bit(uint64_t(d.lanes())))
+      return 0;
+    int64_t w = lanesMasked_->vectorLanes(d.element().bits() / 8);
+    return d.lanes() > w && d.lanes() % w == 0 ? d.lanes() / w : 0;
+  }
+
+  /// How vector registers of dtype d are kept: the padded vector (bool as i8), or in parts, the dtype's lanes.
   llvm::Type *registerType(DType d) {
     llvm::Type *t = memoryType(c_, d.element());
-    return d.isVector() ? llvm::FixedVectorType::get(t, paddedLanes(d)) : t;
+    if (!d.isVector())
+      return t;
+    return llvm::FixedVectorType::get(t, registerParts(d) ? unsigned(d.lanes()) : paddedLanes(d));
+  }
+
+  /// A register kept in parts, read as one padded vector: the parts are loaded one by one and joined.
+  llvm::Value *loadParts(llvm::Value *ptr, DType d) {
+    int64_t k = registerParts(d);
+    unsigned w = unsigned(d.lanes() / k);
+    llvm::Type *part = llvm::FixedVectorType::get(memoryType(c_, d.element()), w);
+    std::vector<llvm::Value *> parts;
+    for (int64_t i = 0; i < k; ++i)
+      parts.push_back(b_.CreateAlignedLoad(part, b_.CreateConstGEP1_64(part, ptr, i), elementAlign(d)));
+    parts.resize(paddedLanes(d) / w, llvm::PoisonValue::get(part));
+    while (parts.size() > 1) { // pairwise, a power of two of parts
+      std::vector<llvm::Value *> joined;
+      for (size_t i = 0; i < parts.size(); i += 2)
+        joined.push_back(concat(parts[i], parts[i + 1]));
+      parts = std::move(joined);
+    }
+    return parts[0];
+  }
+
+  /// A padded vector stored to a register kept in parts: its parts one by one, the padding dropped.
+  void storeParts(llvm::Value *v, llvm::Value *ptr, DType d) {
+    int64_t k = registerParts(d);
+    int64_t w = d.lanes() / k;
+    llvm::Type *part = llvm::FixedVectorType::get(memoryType(c_, d.element()), unsigned(w));
+    for (int64_t i = 0; i < k; ++i)
+      b_.CreateAlignedStore(subvector(v, i * w, w), b_.CreateConstGEP1_64(part, ptr, i), elementAlign(d));
   }
 
   /// An index's offset in elements, for padded registers mapped from n to P elements per vector: o -> o/n*P + o%n.
@@ -633,6 +673,10 @@ private:
     DType d = u->dtype();
     bool reg = paddedRegister(u->src(0)->dtype());
     llvm::Value *v = nullptr;
+    if (u->src(0)->dtype().addrSpace() == AddrSpace::Reg && registerParts(d) && !cond) {
+      values_[u] = loadParts(ptr, d);
+      return;
+    }
     if (!reg && masksLanes(d) && !picked_.count(u))
       v = b_.CreateMaskedLoad(type(d), ptr, elementAlign(d), laneMask(d), nullptr);
     else
@@ -654,6 +698,10 @@ private:
     llvm::Value *v = val(u->src(1));
     DType d = u->src(1)->dtype();
     bool reg = paddedRegister(u->src(0)->dtype());
+    if (u->src(0)->dtype().addrSpace() == AddrSpace::Reg && registerParts(d) && !cond) {
+      storeParts(v, val(u->src(0)), d);
+      return;
+    }
     if (!reg && masksLanes(d)) {
       storeMasked(v, val(u->src(0)), d, cond);
       return;
