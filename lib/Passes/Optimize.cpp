@@ -15,10 +15,12 @@
 //     channel-last weights (pack-conv) gets its lanes along the output channels, not along a width of 20); in a reduce
 //     kernel to TargetDesc::panelLanes (up to 4 vector widths), before the tile, when the operand read along the lanes
 //     (reduce x lanes-axis elements) fits TargetDesc::l2OperandBytes or when the kernel has one reduce and those lanes
-//     leave at least two panels (then 3 applies); else with the lanes the tile of 1 left over (a 16 x 2048 x 64 matmul
-//     on AVX-512: 16 x 16, not 4 x 64); if there is none, unroll the reduce axis along which every load has stride 0 or
-//     1 (and one stride 1) by up to the vector width; before that, a loop axis with store stride 1 along which
-//     every load has stride 0 to 2 (a stride-2 pool's output width: coalesce reads those lanes through spans).
+//     leave at least two panels (then 3 applies), or to 2 vector widths in a convolution's window whose output
+//     channels nest outside the pixels when the panel of those lanes (reduce x lanes) fits 2 x l2OperandBytes;
+//     else with the lanes the tile of 1 left over (a 16 x 2048 x 64 matmul on AVX-512: 16 x 16, not 4 x 64); if there
+//     is none, unroll the reduce axis along which every load has stride 0 or 1 (and one stride 1) by up to the vector
+//     width; before that, a loop axis with store stride 1 along which every load has stride 0 to 2 (a stride-2 pool's
+//     output width: coalesce reads those lanes through spans).
 //  3. blocks: when that operand does not fit L2, block the lanes axis (`block`) so that one block of panels,
 //     reduce x block elements, does: the blocks become the outermost loop and every row tile reuses the block
 //     from L2 (with pack-matmul's panel layout, a 1024^3 f32 matmul on AVX2: upcast:0:4,upcast:1:16,block:1:4).
@@ -486,6 +488,16 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
     blockable = !fits && wide && rangeSize(lanesAxis) / wide >= 2 && !tile.empty() && f.reduces.size() == 1;
     if (fits || blockable)
       lanes = std::max(lanes, wide);
+    // a convolution's window (several reduce ranges) with its output channels as lanes outside the pixels: each
+    // panel of channels is read by every pixel tile in turn, so it is the panel that must stay in L2 (read again
+    // by the next tile, it may take half of a 1 MiB one), not the whole weight; two vectors of channels load 2
+    // weight vectors and a few broadcasts per 2 x pixels multiply-adds (a 14x14 3x3 layer, 160 -> 320 channels:
+    // 7 x 32 at 150 GFLOPS, 7 x 2 x 16 at 132; 4 x 64 on 56x56 loads more of the panel from L2 than it saves)
+    int64_t two = lanesAxis && !unroll ? amountFor(rangeSize(lanesAxis), 2 * width) : 0;
+    auto inside = [&](const auto &t) { return rangeId(t.first) > rangeId(lanesAxis); };
+    if (two == 2 * width && !fits && f.reduces.size() > 1 && std::ranges::all_of(tile, inside) &&
+        reduceSize * two * f.elemBytes <= 2 * t.l2OperandBytes)
+      lanes = std::max(lanes, two);
     int64_t total = lanes;
     for (int64_t cap : {4, 16}) {
       for (auto &[r, a] : tile) {
