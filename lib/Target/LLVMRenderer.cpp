@@ -8,6 +8,7 @@
 // never touches memory outside the buffer and stays branch-free. bool values are i1, stored as i8.
 
 #include "Target/LLVMRenderer.h"
+#include "Passes/ProgramInfo.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
@@ -317,7 +318,10 @@ private:
     llvm::BasicBlock *header;
     llvm::PHINode *phi;
     llvm::BasicBlock *exit;
+    int64_t flattened = 0;  // copies of the innermost body that the flattened loops inside it leave in one iteration
+    bool keepsLoop = false; // a loop inside it stays a loop
   };
+  static constexpr int64_t kFullUnrollSteps = 9;
 
   void openLoop(const UOp *r) {
     llvm::Type *t = type(r->dtype());
@@ -349,8 +353,39 @@ private:
     // the counter stays below the loop's bound, which fits its type: the increment cannot wrap
     llvm::Value *next = b_.CreateAdd(l.phi, llvm::ConstantInt::get(l.phi->getType(), 1), "", true, true);
     l.phi->addIncoming(next, b_.GetInsertBlock());
-    b_.CreateBr(l.header);
+    llvm::BranchInst *back = b_.CreateBr(l.header);
+    int64_t steps = fullUnrollSteps(l);
+    if (steps)
+      back->setMetadata(llvm::LLVMContext::MD_loop, fullUnroll());
+    if (!loops_.empty()) {
+      loops_.back().flattened += steps;
+      loops_.back().keepsLoop = loops_.back().keepsLoop || !steps;
+    }
     b_.SetInsertPoint(l.exit);
+  }
+
+  /// The copies of the innermost body that flattening loop l leaves (0: it stays a loop). LLVM's full unroller is
+  /// asked to flatten a reduce loop of a CPU kernel with a constant trip count when its body, with the loops inside
+  /// it flattened too, becomes at most kFullUnrollSteps copies (a 3x3 convolution window: 9 steps of its register
+  /// tile). LLVM's own threshold stops at one row of such a window, whose three steps then pay a loop's control and
+  /// address arithmetic per 16 multiply-adds (a 56x56 3x3 layer 1.49 -> 1.26 ms, ResNet-18 and GoogLeNet 10%
+  /// faster on one thread). A 7x7 window keeps its row loop: flattening ResNet-18's stem (49 steps) left it at
+  /// 1.78 ms and cost compile time.
+  int64_t fullUnrollSteps(const Loop &l) const {
+    const UOp *bound = l.range->src(0);
+    if (flavor_ != LLVMFlavor::CPU || l.keepsLoop || bound->op() != Op::Const || rangeKind(l.range) != "reduce")
+      return 0;
+    int64_t steps = bound->arg().getInt() * std::max<int64_t>(l.flattened, 1);
+    return steps <= kFullUnrollSteps ? steps : 0;
+  }
+
+  /// Loop metadata asking LLVM's full unroller to flatten the loop (llvm.loop.unroll.full).
+  llvm::MDNode *fullUnroll() {
+    llvm::Metadata *full = llvm::MDNode::get(c_, llvm::MDString::get(c_, "llvm.loop.unroll.full"));
+    llvm::TempMDTuple self = llvm::MDNode::getTemporary(c_, {});
+    llvm::MDNode *loop = llvm::MDNode::getDistinct(c_, {self.get(), full});
+    loop->replaceOperandWith(0, loop);
+    return loop;
   }
 
   llvm::Value *vectorize(const UOp *u) {
