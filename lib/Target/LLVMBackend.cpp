@@ -80,7 +80,7 @@ std::string cpuFeatureSummary(const std::string &triple, const std::string &cpu,
   if (!sti)
     return features;
   std::string out;
-  for (const char *f : {"+avx", "+avx2", "+fma", "+avx512f", "+avx512bw", "+avx512vl"})
+  for (const char *f : {"+avx", "+avx2", "+fma", "+avx512f", "+avx512bw", "+avx512dq", "+avx512vl"})
     if (sti->checkFeatures(f))
       out += std::string(out.empty() ? "" : ",") + f;
   return out;

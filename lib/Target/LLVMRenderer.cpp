@@ -86,6 +86,7 @@ public:
     streaming_ = flavor == LLVMFlavor::CPU && t.streamingStoreBytes > 0 && info.storedBytes >= t.streamingStoreBytes;
     if (flavor == LLVMFlavor::CPU)
       lanesMasked_ = &t.desc;
+    rangeMax_ = flavor == LLVMFlavor::CPU && t.rangeMax;
     if (t.fpContract) { // a*b+c may become one fused multiply-add (one rounding instead of two)
       llvm::FastMathFlags fmf;
       fmf.setAllowContract(true);
@@ -862,6 +863,43 @@ private:
   }
 
   /// tgc's max from compares: a NaN operand wins, then the larger, then of equal ones +0 over -0.
+  /// llvm.maximum of two f32 or f64 vectors with AVX512DQ's vrange (imm 5: the larger, -0 below +0), one 512-bit
+  /// register at a time, and NaN where either operand is one (vrange returns the other operand): 3 instructions,
+  /// where LLVM 19 lowers llvm.maximum to 6 (orders the operands by sign, max, then the NaN check). A 3x3 max pool
+  /// is nine of them per output vector.
+  llvm::Value *rangeMaximum(llvm::Value *a, llvm::Value *b) {
+    auto *vt = llvm::cast<llvm::FixedVectorType>(a->getType());
+    bool f32 = vt->getElementType()->isFloatTy();
+    unsigned w = f32 ? 16 : 8;
+    auto id = f32 ? llvm::Intrinsic::x86_avx512_mask_range_ps_512 : llvm::Intrinsic::x86_avx512_mask_range_pd_512;
+    llvm::Function *range = llvm::Intrinsic::getDeclaration(&mod_, id);
+    unsigned n = vt->getNumElements();
+    std::vector<llvm::Value *> parts;
+    for (unsigned at = 0; at < n; at += w) {
+      std::vector<int> lanes;
+      for (unsigned l = 0; l < w; ++l)
+        lanes.push_back(at + l < n ? int(at + l) : -1);
+      llvm::Value *x = b_.CreateShuffleVector(a, lanes), *y = b_.CreateShuffleVector(b, lanes);
+      llvm::Value *all = b_.getIntN(w, -1);
+      parts.push_back(b_.CreateCall(range, {x, y, b_.getInt32(5), llvm::PoisonValue::get(x->getType()), all,
+                                            b_.getInt32(4)})); // 4: the current rounding (no rounding override)
+    }
+    while (parts.size() > 1) {
+      std::vector<llvm::Value *> joined;
+      for (size_t i = 0; i < parts.size(); i += 2)
+        joined.push_back(concat(parts[i], parts[i + 1]));
+      parts = std::move(joined);
+    }
+    llvm::Value *m = parts[0];
+    if (n < w) {
+      std::vector<int> lanes;
+      for (unsigned l = 0; l < n; ++l)
+        lanes.push_back(int(l));
+      m = b_.CreateShuffleVector(m, lanes);
+    }
+    return b_.CreateSelect(b_.CreateFCmpUNO(a, b), b_.CreateFAdd(a, b), m);
+  }
+
   llvm::Value *maxBySelect(llvm::Value *a, llvm::Value *b) {
     llvm::Type *bits = b_.getIntNTy(a->getType()->getScalarSizeInBits());
     if (auto *vt = llvm::dyn_cast<llvm::VectorType>(a->getType()))
@@ -1042,6 +1080,8 @@ private:
     case Op::Max:
       if (fp && d.element().itemSize() == 2) // LLVM 19's x86 llvm.maximum on bf16 loses NaNs: compares instead
         return maxBySelect(s(0), s(1));
+      if (fp && rangeMax_ && d.isVector() && d.element().itemSize() >= 4)
+        return rangeMaximum(s(0), s(1));
       if (fp)
         return intrinsic(llvm::Intrinsic::maximum, t, {s(0), s(1)});
       return b_.CreateSelect(sgn ? b_.CreateICmpSGT(s(0), s(1)) : b_.CreateICmpUGT(s(0), s(1)), s(0), s(1));
@@ -1082,6 +1122,7 @@ private:
   LLVMFlavor flavor_;
   bool streaming_ = false; // vector stores to global memory may be non-temporal (TargetInfo::streamingStoreBytes)
   const TargetDesc *lanesMasked_ = nullptr; // CPU: which padded vectors go through lane masks (masksLanes)
+  bool rangeMax_ = false;                   // CPU: float max through vrange (TargetInfo::rangeMax)
   std::unordered_set<const UOp *> picked_;  // loads whose lanes a gep picks apart: no masked load
   bool streamed_ = false;                   // some were
   std::vector<Loop> loops_;

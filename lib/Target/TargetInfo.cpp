@@ -98,6 +98,7 @@ std::optional<TargetInfo> targetFor(const std::string &name, const std::string &
   std::string vectorFeatures = cpuFeatureSummary(t.triple, t.cpu, t.features);
   setVectorBits(t.desc, vectorBitsOfFeatures(vectorFeatures));
   t.desc.contract = hasFMAOfFeatures(vectorFeatures);
+  t.rangeMax = vectorFeatures.find("+avx512dq") != std::string::npos;
   t.cflags =
       "-O3 -fwrapv -fno-math-errno -ffp-contract=off -fPIC -march=" + (cpu.empty() ? std::string("native") : cpu);
   return t;

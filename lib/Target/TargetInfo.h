@@ -25,6 +25,9 @@ struct TargetInfo {
   /// the read-for-ownership of each cache line and do not evict what the caches hold (0: never). 32 MiB: more than
   /// a Zen 4 CCD's L3 and the L3 share of a few Xeon cores, so the output would not have stayed cached anyway.
   double streamingStoreBytes = 0;
+  /// x86 CPUs with AVX512DQ: float max is vrangeps/vrangepd (IEEE maximum's order of -0 and +0 in one instruction)
+  /// with a NaN fix-up, 3 instructions where LLVM's llvm.maximum lowering takes 6.
+  bool rangeMax = false;
   /// Flags for the system C compiler (c target).
   std::string cflags;
 };

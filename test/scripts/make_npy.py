@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes a small .npy file for tests: make_npy.py PATH DTYPE D0,D1,... [--truncate BYTES] [--values v,v,...]
-[--fill V] [--set I=V,...]
+[--each N] [--tile N] [--fill V] [--set I=V,...]
 
-DTYPE is f32, f64, i32, i64 or u8; the values default to 0, 1, 2, ... ; --truncate cuts the file to BYTES bytes."""
+DTYPE is f32, f64, i32, i64 or u8; the values default to 0, 1, 2, ... ; --each repeats every value of --values N
+times in place, --tile repeats the whole list N times (a, a, b, b / a, b, a, b: all pairs of two lists); --truncate cuts the file to BYTES bytes."""
 import struct
 import sys
 
@@ -18,6 +19,10 @@ def main():
     values = list(range(n))
     if "--values" in sys.argv:
         values = [float(v) if dtype.startswith("f") else int(v) for v in sys.argv[sys.argv.index("--values") + 1].split(",")]
+        if "--each" in sys.argv:
+            values = [v for v in values for _ in range(int(sys.argv[sys.argv.index("--each") + 1]))]
+        if "--tile" in sys.argv:
+            values = values * int(sys.argv[sys.argv.index("--tile") + 1])
     if "--fill" in sys.argv:  # every value, then --set I=V,I=V changes single ones
         values = [float(sys.argv[sys.argv.index("--fill") + 1])] * n
     if "--set" in sys.argv:
