@@ -242,6 +242,17 @@ int64_t fillAmount(int64_t n, int64_t limit) {
   return std::max(a, largestDivisor(n, limit));
 }
 
+/// Lanes along a strided axis (a stride-2 pool's output width, read through spans that coalesce deinterleaves):
+/// fillAmount, or where a vector of any lane count is one masked move (TargetDesc::maskedVectors) the largest
+/// divisor up to the width when it fills more of the vector: each vector of lanes costs its span's loads and
+/// shuffles, whatever its lane count (a 3x3 stride-2 max pool over 64 x 112 x 112: 14 lanes 162 us, 8 lanes 205 us).
+/// Contiguous axes keep fillAmount: 12 output channels as lanes instead of 8 made 1x1 convolutions of 24 channels
+/// twice as slow.
+int64_t spanLanes(int64_t n, int64_t width, const TargetDesc &t) {
+  int64_t a = fillAmount(n, width);
+  return t.maskedVectors ? std::max(a, largestDivisor(n, width)) : a;
+}
+
 /// Halve the largest amount until all of them together give at most `maxLanes` lanes (halves of even amounts still
 /// divide their ranges; an odd one is dropped); an amount that reaches 1 is dropped.
 void fitLaneLimit(std::vector<OptAction> &actions, int64_t maxLanes) {
@@ -453,9 +464,12 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
     if (storeContiguous(*it) && contiguousAlong(all, *it) && fillAmount(rangeSize(*it), width))
       lanesAxis = *it;
   // a strided one (a stride-2 convolution's or pool's output width): coalesce reads its lanes through spans
+  bool strided = false;
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
-    if (storeContiguous(*it) && smallStrides(f.loads, *it) && fillAmount(rangeSize(*it), width))
+    if (storeContiguous(*it) && smallStrides(f.loads, *it) && fillAmount(rangeSize(*it), width)) {
       lanesAxis = *it;
+      strided = true;
+    }
   for (auto it = f.reduces.rbegin(); it != f.reduces.rend() && !lanesAxis; ++it) {
     if (contiguousAlong(f.loads, *it) && fillAmount(rangeSize(*it), width)) {
       lanesAxis = *it;
@@ -463,7 +477,9 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
     }
   }
   std::vector<OptAction> actions;
-  int64_t lanes = lanesAxis ? fillAmount(rangeSize(lanesAxis), width) : 1;
+  int64_t lanes = !lanesAxis ? 1
+                  : strided  ? spanLanes(rangeSize(lanesAxis), width, t)
+                             : fillAmount(rangeSize(lanesAxis), width);
   bool blockable = false; // a matmul-like kernel whose lanes-axis operand is too big for L2: cache-block that axis
   if (!f.reduces.empty()) {
     // the register tile: loop axes along which some load is reused, innermost first; up to 4 each, then up to 16
