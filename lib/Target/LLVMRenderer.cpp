@@ -452,12 +452,7 @@ private:
     for (llvm::Value *&v : leaves)
       v = widen(v, width);
     leaves.resize(count, llvm::PoisonValue::get(leaves[0]->getType()));
-    while (leaves.size() > 2) { // concatenate neighbours: leaf j keeps lanes [j * width, (j + 1) * width)
-      std::vector<llvm::Value *> next;
-      for (size_t j = 0; j < leaves.size(); j += 2)
-        next.push_back(concat(leaves[j], leaves[j + 1]));
-      leaves = next;
-    }
+    leaves = joinPairwise(std::move(leaves), 2); // leaf j keeps lanes [j * width, (j + 1) * width)
     int scalarLeaf = int(ls.vectors.size());
     std::vector<int> mask;
     for (auto [leaf, lane] : ls.lanes)
@@ -496,6 +491,18 @@ private:
     for (unsigned i = 0; i < 2 * n; ++i)
       mask[i] = int(i);
     return b_.CreateShuffleVector(a, b, mask);
+  }
+
+  /// Neighbours concatenated pairwise until `until` vectors are left (a power of two of vectors of one type): vector
+  /// j of the result holds parts j * k to (j + 1) * k - 1.
+  std::vector<llvm::Value *> joinPairwise(std::vector<llvm::Value *> parts, size_t until = 1) {
+    while (parts.size() > until) {
+      std::vector<llvm::Value *> joined;
+      for (size_t i = 0; i < parts.size(); i += 2)
+        joined.push_back(concat(parts[i], parts[i + 1]));
+      parts = std::move(joined);
+    }
+    return parts;
   }
 
   /// wmma as mma.sync.m16n8k16.row.col through its NVVM intrinsic: A and B go in pairs of halves (<2 x half> for
@@ -664,13 +671,7 @@ private:
     for (int64_t i = 0; i < k; ++i)
       parts.push_back(b_.CreateAlignedLoad(part, b_.CreateConstGEP1_64(part, ptr, i), elementAlign(d)));
     parts.resize(paddedLanes(d) / w, llvm::PoisonValue::get(part));
-    while (parts.size() > 1) { // pairwise, a power of two of parts
-      std::vector<llvm::Value *> joined;
-      for (size_t i = 0; i < parts.size(); i += 2)
-        joined.push_back(concat(parts[i], parts[i + 1]));
-      parts = std::move(joined);
-    }
-    return parts[0];
+    return joinPairwise(std::move(parts))[0];
   }
 
   /// A padded vector stored to a register kept in parts: its parts one by one, the padding dropped.
@@ -862,44 +863,29 @@ private:
     return intrinsic(llvm::Intrinsic::arithmetic_fence, q->getType(), {q});
   }
 
-  /// tgc's max from compares: a NaN operand wins, then the larger, then of equal ones +0 over -0.
   /// llvm.maximum of two f32 or f64 vectors with AVX512DQ's vrange (imm 5: the larger, -0 below +0), one 512-bit
   /// register at a time, and NaN where either operand is one (vrange returns the other operand): 3 instructions,
   /// where LLVM 19 lowers llvm.maximum to 6 (orders the operands by sign, max, then the NaN check). A 3x3 max pool
   /// is nine of them per output vector.
   llvm::Value *rangeMaximum(llvm::Value *a, llvm::Value *b) {
-    auto *vt = llvm::cast<llvm::FixedVectorType>(a->getType());
-    bool f32 = vt->getElementType()->isFloatTy();
-    unsigned w = f32 ? 16 : 8;
+    bool f32 = a->getType()->getScalarType()->isFloatTy();
+    unsigned w = f32 ? 16 : 8, n = lanesOf(a);
     auto id = f32 ? llvm::Intrinsic::x86_avx512_mask_range_ps_512 : llvm::Intrinsic::x86_avx512_mask_range_pd_512;
     llvm::Function *range = llvm::Intrinsic::getDeclaration(&mod_, id);
-    unsigned n = vt->getNumElements();
+    llvm::Value *wideA = widen(a, std::max(n, w)), *wideB = widen(b, std::max(n, w));
     std::vector<llvm::Value *> parts;
-    for (unsigned at = 0; at < n; at += w) {
-      std::vector<int> lanes;
-      for (unsigned l = 0; l < w; ++l)
-        lanes.push_back(at + l < n ? int(at + l) : -1);
-      llvm::Value *x = b_.CreateShuffleVector(a, lanes), *y = b_.CreateShuffleVector(b, lanes);
-      llvm::Value *all = b_.getIntN(w, -1);
-      parts.push_back(b_.CreateCall(range, {x, y, b_.getInt32(5), llvm::PoisonValue::get(x->getType()), all,
-                                            b_.getInt32(4)})); // 4: the current rounding (no rounding override)
+    for (unsigned at = 0; at < std::max(n, w); at += w) {
+      llvm::Value *x = subvector(wideA, at, w), *y = subvector(wideB, at, w);
+      parts.push_back(b_.CreateCall(range, {x, y, b_.getInt32(5), llvm::PoisonValue::get(x->getType()),
+                                            b_.getIntN(w, -1), b_.getInt32(4)})); // 4: the current rounding
     }
-    while (parts.size() > 1) {
-      std::vector<llvm::Value *> joined;
-      for (size_t i = 0; i < parts.size(); i += 2)
-        joined.push_back(concat(parts[i], parts[i + 1]));
-      parts = std::move(joined);
-    }
-    llvm::Value *m = parts[0];
-    if (n < w) {
-      std::vector<int> lanes;
-      for (unsigned l = 0; l < n; ++l)
-        lanes.push_back(int(l));
-      m = b_.CreateShuffleVector(m, lanes);
-    }
+    llvm::Value *m = joinPairwise(std::move(parts))[0];
+    if (n < w)
+      m = subvector(m, 0, n);
     return b_.CreateSelect(b_.CreateFCmpUNO(a, b), b_.CreateFAdd(a, b), m);
   }
 
+  /// tgc's max from compares: a NaN operand wins, then the larger, then of equal ones +0 over -0.
   llvm::Value *maxBySelect(llvm::Value *a, llvm::Value *b) {
     llvm::Type *bits = b_.getIntNTy(a->getType()->getScalarSizeInBits());
     if (auto *vt = llvm::dyn_cast<llvm::VectorType>(a->getType()))
