@@ -217,6 +217,8 @@ ChunkResult Driver::runChunk(const Chunk &chunk, const Pipeline &pipeline, DiagE
 bool Driver::writeViz(viz::Trace &trace, const Module &m, DiagEngine &diags) {
   std::string err;
   std::optional<TargetInfo> target = targetFor(o_.target, "", "", err, o_.gpuArch);
+  if (target && o_.vectorBits > 0)
+    setVectorBits(target->desc, o_.vectorBits); // render the kernels for the width the passes lowered them for
   trace.remarks = m.remarks;
   trace.target = o_.target;
   if (!target || !viz::writeViewer(o_.viz, trace, &*target, err)) {
