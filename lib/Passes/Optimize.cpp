@@ -109,7 +109,6 @@ struct KernelFacts {
   std::vector<const UOp *> stores;  // index expressions of global stores
   int elemBytes = 4;                // of the first stored value
   int reduceOps = 0;                // reduce nodes: a convolution summed with a shortcut's has two
-  bool sums = true;                 // every reduce node adds (no max or product)
   bool nestedReduces = false;       // a reduce reads another (a fused chain: a convolution of a convolution)
 };
 
@@ -140,8 +139,6 @@ KernelFacts factsOf(const UOp *kernel) {
   KernelFacts f;
   for (const UOp *u : toposort(kernel)) {
     f.reduceOps += u->op() == Op::Reduce;
-    if (u->op() == Op::Reduce && u->arg().getOp() != Op::Add)
-      f.sums = false;
     if (u->op() == Op::Range && u->src(0)->isConst() && u->arg().isTuple()) {
       if (rangeKind(u) == "loop")
         f.loops.push_back(u);
@@ -589,14 +586,11 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
         total = lanes * best.second;
       }
     }
-    // what is left of the budget widens the lanes: powers of two, or in a sum the largest divisor where those
-    // fill less than half (a 5x5 depthwise convolution on 28x28: 28 lanes, four chains of multiply-adds where 4
-    // lanes made one, 777 -> 170 us; a max pool's 28 lanes were 4x slower than 4)
-    if (lanesAxis && !unroll) {
-      int64_t limit = std::min(4 * width, lanes * (budget / total));
-      lanes =
-          std::max(lanes, f.sums ? fillAmount(rangeSize(lanesAxis), limit) : amountFor(rangeSize(lanesAxis), limit));
-    }
+    // what is left of the budget widens the lanes: powers of two, or the largest divisor where those fill less
+    // than half (a 5x5 depthwise convolution on 28x28: 28 lanes, four chains of multiply-adds where 4 lanes made
+    // one, 777 -> 170 us; a 3x3 max pool there 192 -> 104 us; of stride 2 on 56x56, 444 -> 217 us)
+    if (lanesAxis && !unroll)
+      lanes = std::max(lanes, fillAmount(rangeSize(lanesAxis), std::min(4 * width, lanes * (budget / total))));
     for (auto &[r, a] : tile)
       if (a > 1)
         actions.push_back({"upcast", rangeId(r), a, ""});

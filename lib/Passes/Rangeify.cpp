@@ -30,7 +30,8 @@
 //      innermost loop. A pad of a computation is stored as regions: the computation's kernel writes the inside of
 //      the padded buffer (unmasked) and one small kernel per padded side stores the zero border, so a convolution
 //      of a convolution costs no copy; a pad of what is in memory is a plain copy to the inside and the same
-//      border kernels (one masked copy when small). Not a pad of a half value
+//      border kernels (one masked copy when small). A pad filled with a constant, where(pad(true), pad(x), c)
+//      (a max pool's -inf border), is stored the same way with borders c. Not a pad of a half value
 //      cast to f32 (a half convolution: tensor cores read the halves);
 //   6. an expensive elementwise value (exp2, log2, sin, sqrt, recip, fdiv, pow), or one whose own unstored
 //      computation has 3 or more ALU ops (a layer norm's (x - mean) * rsqrt * w + b), read inside a reduce at an
@@ -120,6 +121,29 @@ struct Region {
 struct RealizeFirst {
   const UOp *node;
 };
+
+/// The constant a filled pad's border holds (its where's third operand), or nullptr.
+const UOp *fillOf(const UOp *where) {
+  const UOp *c = where->src(2);
+  while (opGroup(c->op()) == OpGroup::Movement)
+    c = c->src(0);
+  return c->op() == Op::Const ? c : nullptr;
+}
+
+/// The pad of `node` when node is a pad filled with a constant, decompose's where(pad(true), pad(x), c) with the
+/// same padding (a max pool's -inf border); else nullptr. Rule 5 stores it whole, borders c, so the loop that
+/// reads it has neither a bounds check nor a select.
+const UOp *filledPad(const UOp *node) {
+  if (node->op() != Op::Where || node->hasDimVars())
+    return nullptr;
+  const UOp *mask = node->src(0);
+  const UOp *pad = node->src(1);
+  if (mask->op() != Op::Pad || pad->op() != Op::Pad || mask->arg() != pad->arg() || !fillOf(node))
+    return nullptr;
+  const UOp *inside = mask->src(0);
+  bool allTrue = inside->op() == Op::Const && inside->dtype().isBool() && inside->arg() == Arg(true);
+  return allTrue ? pad : nullptr;
+}
 
 /// Builds one kernel.
 class KernelBuilder {
@@ -428,6 +452,8 @@ private:
         noteIndex(node, idx);
       if (node->op() == Op::Pad && !stored && insideReduce() && !keepsMask(node))
         throw RealizeFirst{node}; // rule 5
+      if (!stored && insideReduce() && filledPad(node))
+        throw RealizeFirst{node}; // rule 5, a pad filled with a constant
       if (node->op() == Op::Concat && !stored && (insideReduce() || computesReduce(node)))
         throw RealizeFirst{node}; // rule 7
       auto it = memo_.find(std::make_tuple(node, idx, valid));
@@ -857,9 +883,11 @@ private:
   /// masked copy. Shapes must be static.
   std::vector<Region> regionsOf(const UOp *u) {
     std::vector<Region> regions;
-    if ((u->op() != Op::Concat && u->op() != Op::Pad) || u->hasDimVars())
+    const UOp *filled = filledPad(u); // a pad filled with a constant: the pad's regions, borders of that constant
+    const UOp *pad = filled ? filled : u;
+    if ((u->op() != Op::Concat && pad->op() != Op::Pad) || u->hasDimVars())
       return regions;
-    if (u->op() == Op::Pad && !computes(u->src(0)) && u->src(0)->numel() < kMinCopiedInside)
+    if (pad->op() == Op::Pad && !computes(pad->src(0)) && pad->src(0)->numel() < kMinCopiedInside)
       return regions;
     Shape full = u->shapeVec();
     std::vector<int64_t> zero(full.size(), 0);
@@ -877,18 +905,19 @@ private:
     }
     std::vector<int64_t> before;
     std::vector<int64_t> after;
-    for (const Arg &p : u->arg().getTuple()) {
+    for (const Arg &p : pad->arg().getTuple()) {
       before.push_back(p.getTuple()[0].getInt());
       after.push_back(p.getTuple()[1].getInt());
       if (before.back() < 0 || after.back() < 0)
         return regions;
     }
-    if (u->numel() == 0 || u->src(0)->numel() == 0)
+    if (u->numel() == 0 || pad->src(0)->numel() == 0)
       return regions;
-    regions.push_back(Region{u->src(0), full, before});
+    regions.push_back(Region{pad->src(0), full, before});
+    Arg border = filled ? fillOf(u)->arg() : Arg();
     // slab a (one per padded side of axis a): the inside along the axes before a, the side along a, all of the
     // axes after a. The slabs and the inside tile the padded shape.
-    Shape inner = u->src(0)->shapeVec();
+    Shape inner = pad->src(0)->shapeVec();
     for (size_t a = 0; a < full.size(); ++a) {
       for (int side = 0; side < 2; ++side) {
         int64_t size = side == 0 ? before[a] : after[a];
@@ -902,7 +931,9 @@ private:
         }
         shape[a] = size;
         at[a] = side == 0 ? 0 : before[a] + inner[a];
-        regions.push_back(Region{ctx_.constant(u->dtype(), 0.0, shape), full, at});
+        const UOp *value =
+            filled ? ctx_.make(Op::Const, u->dtype(), {}, border, shape) : ctx_.constant(u->dtype(), 0.0, shape);
+        regions.push_back(Region{value, full, at});
       }
     }
     return regions;
