@@ -473,10 +473,6 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
       yes = yes && strideOf(idx, r) == std::optional<int64_t>(1);
     return yes;
   };
-  // a full vector along an axis where loads and stores are contiguous; in a kernel of one reduce, one where the
-  // loads are (its stores run once per output, its loads once per reduce step: a convolution's output channels;
-  // not in fused chains of reduces, whose wide tiles make LLVM take minutes); then any contiguous axis, however
-  // few lanes it has
   // first, in a convolution's window (several reduce ranges) over channel-last weights, output channels that fill
   // two vectors (AVX2, 3x3 on 56x56, 64 -> 64 channels: 4 pixels x 16 channels 2.67 ms, 4 channels x 2 rows x 8
   // pixels 2.89 ms; AVX-512 reaches the channels through the rule after the next)
@@ -484,6 +480,10 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis && f.reduces.size() > 1 && !f.nestedReduces; ++it)
     if (!storeContiguous(*it) && contiguousAlong(stepLoads, *it) && amountFor(rangeSize(*it), 2 * width) == 2 * width)
       lanesAxis = *it;
+  // then a full vector along an axis where loads and stores are contiguous; in a kernel of one reduce, one where the
+  // loads are (its stores run once per output, its loads once per reduce step: a convolution's output channels;
+  // not in fused chains of reduces, whose wide tiles make LLVM take minutes); then any contiguous axis, however
+  // few lanes it has
   for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
     if (storeContiguous(*it) && contiguousAlong(all, *it) && amountFor(rangeSize(*it), width) == width)
       lanesAxis = *it;

@@ -19,8 +19,8 @@ const std::vector<NamedPipeline> &namedPipelines() {
        "simplify,"     // the index arithmetic rangeify wrote (reshape's div/mod, pad's bounds) folds here
        "schedule,"     // sink of calls -> linear program in data order
        "plan-memory",  // temporaries share one arena
-       "Tensor graph to a scheduled program with planned memory: pool-first, pack-matmul, pack-conv, decompose, split-reduce, "
-       "simplify, rangeify, simplify, schedule, plan-memory."},
+       "Tensor graph to a scheduled program with planned memory: pool-first, pack-matmul, pack-conv, decompose, "
+       "split-reduce, simplify, rangeify, simplify, schedule, plan-memory."},
       {"codegen",
        "optimize,"                  // choose upcast/unroll actions for each kernel from the target's vector width
        "collapse-loops,"            // CPU: few outer iterations -> the next loop joins the outermost (threads)

@@ -36,7 +36,7 @@ bool pixelwiseConv(const UOp *c) {
   if (c->op() != Op::Conv2d || !c->dtype().isFloat() || c->rank() != 4 || c->src(1)->rank() != 4)
     return false;
   const Arg::Tuple &arg = c->arg().getTuple(); // [groups, stride, dilation, pads]
-  const Shape &w = c->src(1)->shapeVec();
+  auto w = c->src(1)->shape();
   return arg.size() == 4 && w[2] == 1 && w[3] == 1 && allInts(arg[1], 1) && allInts(arg[3], 0);
 }
 
@@ -48,7 +48,7 @@ const UOp *poolFirst(const UOp *u, const std::unordered_map<const UOp *, int> &u
   if (!pixelwiseConv(conv) || users.at(conv) != 1 || !allInts(u->arg().getTuple()[2], 0))
     return nullptr;
   const UOp *x = conv->src(0);
-  Shape pooledShape = {x->shapeVec()[0], x->shapeVec()[1], u->shapeVec()[2], u->shapeVec()[3]};
+  Shape pooledShape = {x->shape()[0], x->shape()[1], u->shape()[2], u->shape()[3]};
   const UOp *pooled = u->ctx().make(Op::AvgPool2d, x->dtype(), {x}, u->arg(), pooledShape);
   std::vector<const UOp *> src(conv->src().begin(), conv->src().end());
   src[0] = pooled;
