@@ -64,26 +64,27 @@ std::vector<int64_t> Arg::intTuple() const {
   return out;
 }
 
+bool Arg::isIntTupleOf(int64_t v) const {
+  if (!isTuple())
+    return false;
+  for (const Arg &a : getTuple())
+    if (!a.isInt() || a.getInt() != v)
+      return false;
+  return true;
+}
+
 bool operator==(const Arg &a, const Arg &b) {
   if (a.kind() != b.kind())
     return false;
   switch (a.kind()) {
-  case Arg::Kind::None:
-    return true;
-  case Arg::Kind::Int:
-    return a.getInt() == b.getInt();
-  case Arg::Kind::Float:
-    return std::bit_cast<uint64_t>(a.getFloat()) == std::bit_cast<uint64_t>(b.getFloat());
-  case Arg::Kind::Bool:
-    return a.getBool() == b.getBool();
-  case Arg::Kind::String:
-    return a.getString() == b.getString();
-  case Arg::Kind::DType:
-    return a.getDType() == b.getDType();
-  case Arg::Kind::Op:
-    return a.getOp() == b.getOp();
-  case Arg::Kind::Tuple:
-    return a.getTuple() == b.getTuple();
+  case Arg::Kind::None: return true;
+  case Arg::Kind::Int: return a.getInt() == b.getInt();
+  case Arg::Kind::Float: return std::bit_cast<uint64_t>(a.getFloat()) == std::bit_cast<uint64_t>(b.getFloat());
+  case Arg::Kind::Bool: return a.getBool() == b.getBool();
+  case Arg::Kind::String: return a.getString() == b.getString();
+  case Arg::Kind::DType: return a.getDType() == b.getDType();
+  case Arg::Kind::Op: return a.getOp() == b.getOp();
+  case Arg::Kind::Tuple: return a.getTuple() == b.getTuple();
   }
   return false;
 }
@@ -91,20 +92,13 @@ bool operator==(const Arg &a, const Arg &b) {
 uint64_t Arg::hash() const {
   uint64_t h = hashCombine(0x1234, uint64_t(kind()));
   switch (kind()) {
-  case Kind::None:
-    return h;
-  case Kind::Int:
-    return hashCombine(h, uint64_t(getInt()));
-  case Kind::Float:
-    return hashCombine(h, std::bit_cast<uint64_t>(getFloat()));
-  case Kind::Bool:
-    return hashCombine(h, getBool());
-  case Kind::String:
-    return hashBytes(getString().data(), getString().size(), h);
-  case Kind::DType:
-    return hashCombine(h, getDType().bitsKey());
-  case Kind::Op:
-    return hashCombine(h, uint64_t(getOp()));
+  case Kind::None: return h;
+  case Kind::Int: return hashCombine(h, uint64_t(getInt()));
+  case Kind::Float: return hashCombine(h, std::bit_cast<uint64_t>(getFloat()));
+  case Kind::Bool: return hashCombine(h, getBool());
+  case Kind::String: return hashBytes(getString().data(), getString().size(), h);
+  case Kind::DType: return hashCombine(h, getDType().bitsKey());
+  case Kind::Op: return hashCombine(h, uint64_t(getOp()));
   case Kind::Tuple:
     for (const Arg &a : getTuple())
       h = hashCombine(h, a.hash());
@@ -119,20 +113,13 @@ int Arg::compare(const Arg &a, const Arg &b) {
   if (a.kind() != b.kind())
     return cmp3(int(a.kind()), int(b.kind()));
   switch (a.kind()) {
-  case Kind::None:
-    return 0;
-  case Kind::Int:
-    return cmp3(a.getInt(), b.getInt());
-  case Kind::Float:
-    return cmp3(std::bit_cast<uint64_t>(a.getFloat()), std::bit_cast<uint64_t>(b.getFloat()));
-  case Kind::Bool:
-    return cmp3(a.getBool(), b.getBool());
-  case Kind::String:
-    return cmp3(a.getString(), b.getString());
-  case Kind::DType:
-    return cmp3(a.getDType().bitsKey(), b.getDType().bitsKey());
-  case Kind::Op:
-    return cmp3(int(a.getOp()), int(b.getOp()));
+  case Kind::None: return 0;
+  case Kind::Int: return cmp3(a.getInt(), b.getInt());
+  case Kind::Float: return cmp3(std::bit_cast<uint64_t>(a.getFloat()), std::bit_cast<uint64_t>(b.getFloat()));
+  case Kind::Bool: return cmp3(a.getBool(), b.getBool());
+  case Kind::String: return cmp3(a.getString(), b.getString());
+  case Kind::DType: return cmp3(a.getDType().bitsKey(), b.getDType().bitsKey());
+  case Kind::Op: return cmp3(int(a.getOp()), int(b.getOp()));
   case Kind::Tuple: {
     const Tuple &x = a.getTuple();
     const Tuple &y = b.getTuple();
@@ -165,18 +152,10 @@ std::string quoteString(const std::string &s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\n': out += "\\n"; break;
+    case '\t': out += "\\t"; break;
     default:
       if (c < 0x20 || c >= 0x7f) {
         char buf[8];
@@ -192,20 +171,13 @@ std::string quoteString(const std::string &s) {
 
 std::string Arg::str() const {
   switch (kind()) {
-  case Kind::None:
-    return "";
-  case Kind::Int:
-    return std::to_string(getInt());
-  case Kind::Float:
-    return formatDouble(getFloat());
-  case Kind::Bool:
-    return getBool() ? "true" : "false";
-  case Kind::String:
-    return quoteString(getString());
-  case Kind::DType:
-    return getDType().str();
-  case Kind::Op:
-    return std::string(opName(getOp()));
+  case Kind::None: return "";
+  case Kind::Int: return std::to_string(getInt());
+  case Kind::Float: return formatDouble(getFloat());
+  case Kind::Bool: return getBool() ? "true" : "false";
+  case Kind::String: return quoteString(getString());
+  case Kind::DType: return getDType().str();
+  case Kind::Op: return std::string(opName(getOp()));
   case Kind::Tuple: {
     std::string s = "[";
     const Tuple &t = getTuple();

@@ -57,6 +57,8 @@ public:
   bool isIntTuple() const;
   /// The ints of a tuple of ints.
   std::vector<int64_t> intTuple() const;
+  /// True when this is a tuple of ints that all equal v (a stride of all 1s, padding of all 0s).
+  bool isIntTupleOf(int64_t v) const;
 
   /// Deterministic structural hash (no pointers, same value on every run).
   uint64_t hash() const;

@@ -10,6 +10,7 @@ const std::vector<NamedPipeline> &namedPipelines() {
   static const std::vector<NamedPipeline> pipelines = {
       {"lower-tensors",
        "pool-first,"   // an average pool of a 1x1 convolution pools its input instead (fewer multiply-adds)
+       "nhcw-input,"   // CPU: 1x1 convolutions on small maps read their input row by row ([N, H, C, W])
        "pack-matmul,"  // CPU: large matmuls read b through a copy in contiguous column panels
        "pack-conv,"    // CPU: convolutions read their weights channel-last (lanes along the output channels)
        "decompose,"    // composite ops -> primitives, so rangeify sees only movement, elementwise and reduce ops
@@ -19,7 +20,8 @@ const std::vector<NamedPipeline> &namedPipelines() {
        "simplify,"     // the index arithmetic rangeify wrote (reshape's div/mod, pad's bounds) folds here
        "schedule,"     // sink of calls -> linear program in data order
        "plan-memory",  // temporaries share one arena
-       "Tensor graph to a scheduled program with planned memory: pool-first, pack-matmul, pack-conv, decompose, "
+       "Tensor graph to a scheduled program with planned memory: pool-first, nhcw-input, pack-matmul, pack-conv, "
+       "decompose, "
        "split-reduce, simplify, rangeify, simplify, schedule, plan-memory."},
       {"codegen",
        "optimize,"                  // choose upcast/unroll actions for each kernel from the target's vector width

@@ -21,23 +21,13 @@
 namespace tgc {
 namespace {
 
-/// Every element of a tuple of integers equals v.
-bool allInts(const Arg &a, int64_t v) {
-  if (!a.isTuple())
-    return false;
-  for (const Arg &e : a.getTuple())
-    if (!e.isInt() || e.getInt() != v)
-      return false;
-  return true;
-}
-
 /// conv2d(x, w[, b]) whose output is each pixel's channels mapped alone: a 1x1 kernel, stride 1, no padding.
 bool pixelwiseConv(const UOp *c) {
   if (c->op() != Op::Conv2d || !c->dtype().isFloat() || c->rank() != 4 || c->src(1)->rank() != 4)
     return false;
   const Arg::Tuple &arg = c->arg().getTuple(); // [groups, stride, dilation, pads]
   auto w = c->src(1)->shape();
-  return arg.size() == 4 && w[2] == 1 && w[3] == 1 && allInts(arg[1], 1) && allInts(arg[3], 0);
+  return arg.size() == 4 && w[2] == 1 && w[3] == 1 && arg[1].isIntTupleOf(1) && arg[3].isIntTupleOf(0);
 }
 
 /// The pooled-first form of avg_pool2d `u`, or nullptr when the rewrite does not apply.
@@ -45,7 +35,7 @@ const UOp *poolFirst(const UOp *u, const std::unordered_map<const UOp *, int> &u
   if (u->op() != Op::AvgPool2d || u->rank() != 4)
     return nullptr;
   const UOp *conv = u->src(0);
-  if (!pixelwiseConv(conv) || users.at(conv) != 1 || !allInts(u->arg().getTuple()[2], 0))
+  if (!pixelwiseConv(conv) || users.at(conv) != 1 || !u->arg().getTuple()[2].isIntTupleOf(0))
     return nullptr;
   const UOp *x = conv->src(0);
   Shape pooledShape = {x->shape()[0], x->shape()[1], u->shape()[2], u->shape()[3]};
