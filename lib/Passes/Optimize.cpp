@@ -451,8 +451,6 @@ std::optional<OptAction> panelBlock(const KernelFacts &f, const UOp *lanesAxis, 
   return std::nullopt;
 }
 
-} // namespace
-
 /// The largest distance the loads move when r steps by one (unknown strides count as 0).
 int64_t loadReach(const KernelFacts &f, const UOp *r) {
   int64_t reach = 0;
@@ -500,6 +498,8 @@ std::optional<std::pair<const UOp *, int64_t>> rowTile(const KernelFacts &f,
   }
   return std::nullopt;
 }
+
+} // namespace
 
 std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) {
   if (t.hasLocal)
