@@ -393,7 +393,6 @@ def run_network(name, args, threads):
     x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
     x_path = os.path.join(work, name + "_input.npy")
     np.save(x_path, x)
-    sessions = {t: ort_session(path, t) for t in threads}
 
     cmd = [args.tgc, "compile", path, "-o", os.path.join(work, name)]
     t0 = time.perf_counter()
@@ -406,7 +405,7 @@ def run_network(name, args, threads):
     exe = os.path.join(work, name, name)
 
     if not args.no_check:
-        want = sessions[threads[0]].run(None, {"input": x})[0]
+        want = ort_session(path, threads[0]).run(None, {"input": x})[0]
         out = os.path.join(work, name + "_out")
         cmd = [exe, f"--input=input={x_path}", "--output-dir", out, "--threads", str(threads[0])]
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -424,13 +423,16 @@ def run_network(name, args, threads):
           + (f" (max abs error {res['err']:.2e})" if res["err"] is not None else ""), flush=True)
 
     for t in threads:
+        # one session at a time: the idle workers of a session with more threads slowed the executable's one-thread
+        # runs (MobileNetV2 14.7 ms with a two-thread session alive, 9.9 ms without)
+        session = ort_session(path, t)
         ort_runs, tgc_runs = [], []
         for rnd in range(args.rounds):
             order = ["ort", "tgc"] if rnd % 2 == 0 else ["tgc", "ort"]
             for who in order:
                 try:
                     if who == "ort":
-                        ort_runs.append(ort_ms(sessions[t], x, args.bench))
+                        ort_runs.append(ort_ms(session, x, args.bench))
                     else:
                         tgc_runs.append(tgc_ms(exe, x_path, t, args.bench))
                 except RuntimeError as e:
@@ -442,7 +444,7 @@ def run_network(name, args, threads):
         res["times"][t] = (o, g)
         print(f"{name}: {t} thread{'s' if t > 1 else ''}: onnxruntime {o:.3f} ms, tgc {g:.3f} ms, "
               f"ort/tgc {o / g:.2f}x", flush=True)
-    del sessions
+        del session
 
     if args.profile_runs:
         try:
