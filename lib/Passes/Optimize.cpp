@@ -469,11 +469,13 @@ std::optional<OptAction> loadOrderBlock(const KernelFacts &f, const UOp *lanesAx
     return std::nullopt;
   const UOp *far = nullptr;
   int64_t farthest = loadReach(f, f.loops[0]);
-  for (size_t i = 1; i < f.loops.size(); ++i)
-    if (f.loops[i] != lanesAxis && loadReach(f, f.loops[i]) > farthest) {
+  for (size_t i = 1; i < f.loops.size(); ++i) {
+    int64_t reach = f.loops[i] == lanesAxis ? 0 : loadReach(f, f.loops[i]);
+    if (reach > farthest) {
       far = f.loops[i];
-      farthest = loadReach(f, far);
+      farthest = reach;
     }
+  }
   if (!far)
     return std::nullopt;
   return OptAction{"block", rangeId(far), 1, ""};

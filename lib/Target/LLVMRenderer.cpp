@@ -165,9 +165,12 @@ public:
     for (const UOp *u : linear_->src()) {
       if (u->op() == Op::Gep && u->src(0)->op() == Op::Load)
         picked_.insert(u->src(0));
-      for (const Splat &r : splatRegisters(u))
+      std::vector<Splat> registers = splatRegisters(u);
+      for (const Splat &r : registers)
         if (r.load)
           loadedLanes_[{r.load, r.lane}] = nullptr;
+      if (!registers.empty())
+        splatTiles_[u] = std::move(registers);
     }
     for (const UOp *u : linear_->src())
       emit(u);
@@ -397,8 +400,8 @@ private:
     bool splat = std::all_of(u->src().begin(), u->src().end(), [&](const UOp *s) { return s == u->src(0); });
     if (splat)
       return b_.CreateVectorSplat(paddedLanes(u->dtype()), val(u->src(0)));
-    if (std::vector<Splat> registers = splatRegisters(u); !registers.empty())
-      return splatTile(u, registers);
+    if (auto it = splatTiles_.find(u); it != splatTiles_.end())
+      return splatTile(u, it->second);
     if (llvm::Value *v = vectorizeByShuffle(u))
       return v;
     llvm::Value *v = llvm::PoisonValue::get(type(u->dtype()));
@@ -470,7 +473,7 @@ private:
     return index->op() == Op::Index && index->numSrc() == 2 && index->dtype().addrSpace() != AddrSpace::Reg;
   }
 
-  /// The lanes of load u that splats use (splatsLoadedLanes), each loaded as a scalar from ptr.
+  /// The lanes of load u that splat tiles use (render() lists them), each loaded as a scalar from ptr.
   void loadLanes(const UOp *u, llvm::Value *ptr) {
     DType e = u->dtype().element();
     for (auto it = loadedLanes_.lower_bound({u, 0}); it != loadedLanes_.end() && it->first.first == u; ++it) {
@@ -618,8 +621,8 @@ private:
       return lanes.size() == 1 ? x : b_.CreateVectorSplat(paddedLanes(u->dtype()), x);
     if (lanes.size() == 1)
       return b_.CreateExtractElement(x, b_.getInt64(uint64_t(lanes[0])));
-    if (std::vector<Splat> registers = splatRegisters(u); !registers.empty())
-      return splatTile(u, registers);
+    if (auto it = splatTiles_.find(u); it != splatTiles_.end())
+      return splatTile(u, it->second);
     if (llvm::Value *columns = tileColumns(u, x, lanes))
       return widen(columns, paddedLanes(u->dtype()));
     std::vector<int> mask(lanes.begin(), lanes.end());
@@ -1192,6 +1195,7 @@ private:
   bool streaming_ = false; // vector stores to global memory may be non-temporal (TargetInfo::streamingStoreBytes)
   const TargetDesc *cpu_ = nullptr; // the CPU's description (vector width, lane masks); null for GPU flavors
   bool rangeMax_ = false;           // CPU: float max through vrange (TargetInfo::rangeMax)
+  std::unordered_map<const UOp *, std::vector<Splat>> splatTiles_;       // vectorize/gep -> its splat registers
   std::map<std::pair<const UOp *, int64_t>, llvm::Value *> loadedLanes_; // (load, lane) -> its scalar load
   std::unordered_set<const UOp *> picked_; // loads whose lanes a gep picks apart: no masked load
   bool streamed_ = false;                  // some were
