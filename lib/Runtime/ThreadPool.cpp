@@ -1,5 +1,6 @@
 //===- ThreadPool.cpp - Workers that spin briefly, then sleep ---*- C++ -*-===//
-// A generation counter starts a job; each worker runs its chunk and the last one to finish wakes the caller.
+// A generation counter starts a job; each thread runs its share and then helps with the others'; the caller closes
+// the job once every grain is taken and waits only for the workers that joined it.
 //===----------------------------------------------------------------------===//
 
 #include "Runtime/ThreadPool.h"
@@ -74,13 +75,6 @@ void leaveCpu(int cpu) {
 #endif
 }
 
-void chunk(tgc_kernel_fn fn, void *const *buffers, int64_t extent, int index, int parts) {
-  int64_t begin = extent * index / parts;
-  int64_t end = extent * (index + 1) / parts;
-  if (begin < end)
-    fn(buffers, begin, end);
-}
-
 } // namespace
 
 ThreadPool::ThreadPool(int threads) {
@@ -91,6 +85,7 @@ ThreadPool::ThreadPool(int threads) {
     cpus = CPU_COUNT(&allowed);
 #endif
   poll_ = threads <= cpus; // set before the workers start, which read it
+  shares_ = std::make_unique<Share[]>(size_t(std::max(1, threads)));
   for (int i = 1; i < threads; ++i) {
     try {
       workers_.emplace_back([this, i] { work(i); });
@@ -116,14 +111,31 @@ void ThreadPool::run(tgc_kernel_fn fn, void *const *buffers, int64_t extent) {
   fn_ = fn;
   buffers_ = buffers;
   extent_ = extent;
+  int parts = size();
+  grain_ = std::max<int64_t>(1, extent / (int64_t(parts) * kGrainsPerShare));
+  for (int i = 0; i < parts; ++i) {
+    shares_[i].next.store(extent * i / parts, std::memory_order_relaxed);
+    shares_[i].end = extent * (i + 1) / parts;
+  }
   callerCpu_ = currentCpu();
-  pending_.store(int(workers_.size()), std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_release);
+  uint32_t generation = generation_.load(std::memory_order_relaxed) + 1;
+  job_.store(uint64_t(generation) << 32, std::memory_order_release); // open, nobody in it
+  generation_.store(generation, std::memory_order_release);
   generation_.notify_all();
-  chunk(fn, buffers, extent, 0, size());
+  runShares(0);
+  // every grain is taken: close the job to workers that have not joined it yet, and wait for those that have
+  uint64_t job = job_.fetch_or(kClosed, std::memory_order_acq_rel) | kClosed;
   int spin = poll_ ? kCallerSpinMicros : 0;
-  for (int left = pending_.load(std::memory_order_acquire); left != 0;)
-    left = waitChange(pending_, left, spin);
+  while ((job & kJoinedMask) != 0)
+    job = waitChange(job_, job, spin);
+}
+
+bool ThreadPool::join(uint32_t generation) {
+  uint64_t job = job_.load(std::memory_order_acquire);
+  while ((job >> 32) == generation && !(job & kClosed))
+    if (job_.compare_exchange_weak(job, job + 1, std::memory_order_acq_rel, std::memory_order_acquire))
+      return true;
+  return false;
 }
 
 void ThreadPool::work(int index) {
@@ -132,11 +144,27 @@ void ThreadPool::work(int index) {
     seen = waitChange(generation_, seen, poll_ ? kSpinMicros : 0);
     if (stop_.load(std::memory_order_relaxed))
       return;
+    if (!join(seen))
+      continue; // woken after the others had taken every grain
     if (int cpu = currentCpu(); cpu >= 0 && cpu == callerCpu_ && poll_)
       leaveCpu(cpu);
-    chunk(fn_, buffers_, extent_, index, size());
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1)
-      pending_.notify_one();
+    runShares(index);
+    uint64_t job = job_.fetch_sub(1, std::memory_order_acq_rel) - 1;
+    if ((job & kJoinedMask) == 0 && (job & kClosed))
+      job_.notify_one();
+  }
+}
+
+void ThreadPool::runShares(int index) {
+  int parts = size();
+  for (int k = 0; k < parts; ++k) {
+    Share &share = shares_[(index + k) % parts];
+    for (;;) {
+      int64_t begin = share.next.fetch_add(grain_, std::memory_order_relaxed);
+      if (begin >= share.end)
+        break;
+      fn_(buffers_, begin, std::min(begin + grain_, share.end));
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 //===- ThreadPoolTest.cpp - The runtime's thread pool -----------*- C++ -*-===//
-// Every index of every job runs exactly once, on any thread count, back to back and after the workers slept.
+// Every index of every job runs exactly once, on any thread count, back to back and after the workers slept; a slow
+// thread's share is taken over by the others.
 //===----------------------------------------------------------------------===//
 
 #include "Runtime/ThreadPool.h"
@@ -26,6 +27,17 @@ bool eachHit(std::vector<std::atomic<int>> &hits, int times) {
     if (h.load() != times)
       return false;
   return true;
+}
+
+std::thread::id slowThread;
+
+/// countHits, and 5 ms per index on slowThread; buffers[1]: an std::atomic<int> counting the indices run there.
+void countHitsSlowly(void *const *buffers, int64_t begin, int64_t end) {
+  countHits(buffers, begin, end);
+  if (std::this_thread::get_id() != slowThread)
+    return;
+  static_cast<std::atomic<int> *>(buffers[1])->fetch_add(int(end - begin));
+  std::this_thread::sleep_for(std::chrono::milliseconds(5 * (end - begin)));
 }
 
 } // namespace
@@ -68,4 +80,15 @@ TEST_CASE("a pool stops whether its workers poll, sleep or never ran", "[threadp
     busy.run(countHits, buffers, 8); // destroyed while its worker polls for the next job
   }
   CHECK(eachHit(hits, 1));
+}
+
+TEST_CASE("threads take over the share of a slow one", "[threadpool]") {
+  ThreadPool pool(2);
+  std::vector<std::atomic<int>> hits(16);
+  std::atomic<int> slowIndices{0};
+  void *buffers[] = {&hits, &slowIndices};
+  slowThread = std::this_thread::get_id(); // the caller, which owns the first 8 indices
+  pool.run(countHitsSlowly, buffers, 16);
+  CHECK(eachHit(hits, 1));
+  CHECK(slowIndices.load() < 8); // the worker took grains (16 / (2 x 4) = 2 indices) of the caller's share
 }
