@@ -85,6 +85,7 @@ struct tgc_model {
   /// The run-once calls (tgc_call_info::once) have run since the weights were last bound: later runs skip them.
   bool onceDone = false;
   int runs = 0;                      // completed runs
+  bool splitLastRun = false;         // some call of the last run was large enough for the thread pool
   std::vector<ThreadChoice> threads; // per call
   ~tgc_model();
 };
@@ -388,6 +389,7 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
   if (m->device)
     return runOnDevice(m) ? 0 : -1;
   const tgc_program_info *p = m->program;
+  m->splitLastRun = false;
   for (int c = 0; c < p->num_calls; ++c) {
     const tgc_call_info &call = p->calls[c];
     if (call.once && m->onceDone)
@@ -399,6 +401,7 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
     int64_t extent = call.parallel_var >= 0 ? m->variables[size_t(call.parallel_var)] : call.parallel;
     double work = (call.flops + call.bytes) * workScale(m, call);
     bool splittable = extent > 1 && m->pool->size() > 1 && work >= kParallelMinWork;
+    m->splitLastRun = m->splitLastRun || splittable;
     bool probing = splittable && m->runs >= kThreadWarmRuns && choice.probes < kThreadProbeRuns;
     bool pooled = splittable && (probing ? choice.probes < kThreadProbeRuns / 2 : choice.usePool);
     auto start = std::chrono::steady_clock::now();
@@ -418,6 +421,10 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
   m->onceDone = true;
   ++m->runs;
   return 0;
+}
+
+extern "C" int tgc_model_settled(const tgc_model *m) {
+  return m->device || (m->runs > 0 && !m->splitLastRun) || m->runs >= kThreadWarmRuns + kThreadProbeRuns;
 }
 
 extern "C" const char *tgc_model_error(const tgc_model *m) { return m->error.c_str(); }

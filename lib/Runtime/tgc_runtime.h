@@ -111,6 +111,10 @@ int tgc_model_ready(const tgc_model *model);
  * tgc_model_error). */
 int tgc_model_run(tgc_model *model, const void *const *inputs, void *const *outputs);
 
+/* Whether this model's thread choices are made: on more than one thread, runs 3 to 8 time each call large enough to
+ * split on all threads and on one (half of them each way) to choose; a benchmark times the runs after that. */
+int tgc_model_settled(const tgc_model *model);
+
 /* Set a dimension variable (a TGC_VARIABLE buffer, e.g. the batch size) for the following runs: input and output
  * buffers then hold that many rows. Returns 0, or -1 when there is no such variable or the value is outside its
  * bounds (see tgc_model_error). A variable not set is at its upper bound. */

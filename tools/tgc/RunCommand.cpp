@@ -134,6 +134,9 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
     }
   }
   if (o.bench > 0) {
+    while (!tgc_model_settled(model)) // the runs that choose each call's threads are warm-ups
+      if (!runOnce())
+        return false;
     std::vector<double> t;
     for (int i = 0; i < o.bench; ++i) {
       auto start = std::chrono::steady_clock::now();
