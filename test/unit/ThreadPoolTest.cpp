@@ -8,6 +8,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -91,4 +92,22 @@ TEST_CASE("threads take over the share of a slow one", "[threadpool]") {
   pool.run(countHitsSlowly, buffers, 16);
   CHECK(eachHit(hits, 1));
   CHECK(slowIndices.load() < 8); // the worker took grains (16 / (2 x 4) = 2 indices) of the caller's share
+}
+
+TEST_CASE("many jobs of random sizes, some after the workers slept", "[threadpool]") {
+  std::mt19937 rng(1);
+  for (int threads : {2, 3, 8}) { // 8: more threads than CPUs on small machines, where nothing polls
+    ThreadPool pool(threads);
+    bool ok = true;
+    for (int job = 0; job < 20000 && ok; ++job) {
+      int64_t extent = 1 + int64_t(rng() % 50);
+      std::vector<std::atomic<int>> hits(static_cast<size_t>(extent));
+      void *buffers[] = {&hits};
+      if (job % 2000 == 0) // past the polling: workers wake late, some after every grain is taken
+        std::this_thread::sleep_for(std::chrono::microseconds(2 * ThreadPool::kSpinMicros));
+      pool.run(countHits, buffers, extent);
+      ok = eachHit(hits, 1);
+    }
+    CHECK(ok);
+  }
 }
