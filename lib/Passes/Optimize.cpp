@@ -507,12 +507,12 @@ std::optional<int64_t> loadExtent(const KernelFacts &f, const UOp *idx) {
 }
 
 /// Loop order for a tiled reduce kernel whose outermost loop rereads, kMinRereads times or more, an operand that does
-/// not fit L2 (a 1x1
-/// convolution's input, 224 x 56 x 56 floats, read again by each block of output channels): the next loop along which
-/// that operand moves becomes the outermost one (a block of 1), when one step of it and every operand it rereads fit
-/// TargetDesc::l2OperandBytes together and it leaves at least kMinSweepBlocks parallel blocks. Each row of the input
-/// then stays in L2 while every block of channels reads it, and two threads no longer both stream the whole input
-/// (DenseNet's 224 -> 128 on 56x56, AVX2: 3.56 -> 2.74 ms on one thread, 2.06 -> 1.41 ms on two).
+/// not fit L2 (a 1x1 convolution's input, 224 x 56 x 56 floats, read again by each block of output channels): the
+/// next loop along which that operand moves becomes the outermost one (a block of 1), when one step of it and every
+/// operand it rereads fit TargetDesc::l2OperandBytes together and it leaves at least kMinSweepBlocks parallel blocks.
+/// Each row of the input then stays in L2 while every block of channels reads it, and two threads no longer both
+/// stream the whole input (DenseNet's 224 -> 128 on 56x56, AVX2: 3.56 -> 2.74 ms on one thread, 2.06 -> 1.41 ms on
+/// two).
 std::optional<OptAction> sweepBlock(const KernelFacts &f, const std::vector<OptAction> &actions, const TargetDesc &t) {
   constexpr int64_t kMinSweepBlocks = 8;
   constexpr int64_t kMinRereads = 8; // fewer sweeps cost little (a 7x7 stem: 4 of 0.6 MB, the same time either way)
@@ -528,18 +528,23 @@ std::optional<OptAction> sweepBlock(const KernelFacts &f, const std::vector<OptA
   if (f.reduces.empty() || loops.size() < 2 || trips(loops[0]) < kMinRereads)
     return std::nullopt;
   std::vector<const UOp *> steps = loadsInReduce(f);
-  auto bytes = [&](const UOp *idx) { return loadExtent(f, idx).value_or(0) * f.elemBytes; };
-  for (const UOp *big : steps) {
-    if (strideOf(big, loops[0]) != std::optional<int64_t>(0) || !loadExtent(f, big) || bytes(big) <= t.l2OperandBytes)
+  std::vector<std::optional<int64_t>> bytes; // of each step load; nullopt when its span is unknown
+  for (const UOp *idx : steps) {
+    std::optional<int64_t> extent = loadExtent(f, idx);
+    bytes.push_back(extent ? std::optional<int64_t>(*extent * f.elemBytes) : std::nullopt);
+  }
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const UOp *big = steps[i];
+    if (strideOf(big, loops[0]) != std::optional<int64_t>(0) || !bytes[i] || *bytes[i] <= t.l2OperandBytes)
       continue;
     auto moves = [&](const UOp *r) { return strideOf(big, r).value_or(0) != 0; };
     auto next = std::ranges::find_if(loops.begin() + 1, loops.end(), moves);
     if (next == loops.end() || trips(*next) < kMinSweepBlocks)
       return std::nullopt;
-    int64_t reread = bytes(big) / trips(*next);
-    for (const UOp *idx : steps)
-      if (idx != big && strideOf(idx, *next) == std::optional<int64_t>(0))
-        reread += loadExtent(f, idx) ? bytes(idx) : t.l2OperandBytes;
+    int64_t reread = *bytes[i] / trips(*next);
+    for (size_t j = 0; j < steps.size(); ++j)
+      if (j != i && strideOf(steps[j], *next) == std::optional<int64_t>(0))
+        reread += bytes[j].value_or(t.l2OperandBytes);
     if (reread > t.l2OperandBytes)
       return std::nullopt;
     return OptAction{"block", rangeId(*next), 1, ""};

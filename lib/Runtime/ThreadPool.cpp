@@ -110,7 +110,6 @@ void ThreadPool::run(tgc_kernel_fn fn, void *const *buffers, int64_t extent) {
   }
   fn_ = fn;
   buffers_ = buffers;
-  extent_ = extent;
   int parts = size();
   grain_ = std::max<int64_t>(1, extent / (int64_t(parts) * kGrainsPerShare));
   for (int i = 0; i < parts; ++i) {

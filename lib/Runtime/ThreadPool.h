@@ -65,7 +65,6 @@ private:
   // the job: written by run() before it bumps generation_, read by the workers after they see it change
   tgc_kernel_fn fn_ = nullptr;
   void *const *buffers_ = nullptr;
-  int64_t extent_ = 0;
   int64_t grain_ = 1;
   std::unique_ptr<Share[]> shares_;     // size() of them
   int callerCpu_ = -1;                  // the CPU run() was called on: a worker woken there moves off it
