@@ -119,26 +119,31 @@ const std::string &bufferKind(const UOp *b) { return b->arg().getTuple()[2].getS
 
 std::vector<bool> weightOnlyCalls(const UOp *linear) {
   std::vector<CallAccess> access;
-  std::map<const UOp *, int> writers;
-  for (const UOp *call : linear->src()) {
+  for (const UOp *call : linear->src())
     access.push_back(callAccess(call));
-    for (const UOp *b : access.back().writes)
-      ++writers[b];
-  }
-  std::set<const UOp *> constant; // buffers whose contents depend on the weights alone
+  std::set<const UOp *> shared; // buffers that a call of another kind also writes: none of their writers runs once
   std::vector<bool> once(linear->numSrc(), false);
-  for (size_t i = 0; i < access.size(); ++i) {
-    const CallAccess &a = access[i];
-    bool ok = !a.writes.empty() && kernelVariables(linear->src(i)->src(0)).empty(); // not if sized by a variable
-    for (const UOp *b : a.reads)
-      ok = ok && (bufferKind(b) == "weight" || constant.count(b));
-    for (const UOp *b : a.writes)
-      ok = ok && bufferKind(b) == "temp" && writers[b] == 1;
-    once[i] = ok;
-    if (ok)
-      constant.insert(a.writes.begin(), a.writes.end());
+  while (true) {
+    std::set<const UOp *> constant; // buffers whose contents depend on the weights alone
+    for (size_t i = 0; i < access.size(); ++i) {
+      const CallAccess &a = access[i];
+      bool ok = !a.writes.empty() && kernelVariables(linear->src(i)->src(0)).empty(); // not if sized by a variable
+      for (const UOp *b : a.reads)
+        ok = ok && (bufferKind(b) == "weight" || constant.count(b));
+      for (const UOp *b : a.writes)
+        ok = ok && bufferKind(b) == "temp" && !shared.count(b);
+      once[i] = ok;
+      if (ok)
+        constant.insert(a.writes.begin(), a.writes.end());
+    }
+    size_t before = shared.size();
+    for (size_t i = 0; i < access.size(); ++i)
+      for (const UOp *b : access[i].writes)
+        if (!once[i] && constant.count(b))
+          shared.insert(b);
+    if (shared.size() == before)
+      return once;
   }
-  return once;
 }
 
 } // namespace tgc

@@ -50,9 +50,9 @@ inline std::string kernelName(const UOp *kernel) {
 CallAccess callAccess(const UOp *call);
 
 /// For each call of a linear program: whether its results depend on the weights alone, so the runtime need run it
-/// only once (a weight packed by pack-matmul, a constant table). Such a call reads only weights and temporaries
-/// written by such calls, and writes only temporaries that no other call writes. Their temporaries must keep their
-/// values from one run to the next (plan-memory gives them arena space of their own).
+/// only once (a weight packed by pack-matmul, a constant table, the parts of a concat of weights). Such a call reads
+/// only weights and temporaries written by such calls, and writes only temporaries that no other call writes. Their
+/// temporaries must keep their values from one run to the next (plan-memory gives them arena space of their own).
 std::vector<bool> weightOnlyCalls(const UOp *linear);
 
 /// The tag plan-memory puts on such calls (`call(...) "name" {tag = "once"}`); the runtime runs them once.

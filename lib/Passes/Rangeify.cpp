@@ -20,7 +20,8 @@
 //      (a convolution over a convolution's output reads each of its values once per window tap), or at two
 //      different indices (two
 //      consumers, or one consumer reading it under two indexings). Such reduces are found by building all
-//      kernels, realizing them, and building again until nothing changes;
+//      kernels, realizing them, and building again until nothing changes; two indices in one kernel realize it at
+//      once, before rule 4 would realize its operand instead;
 //   4. an elementwise value read at two different indices of one kernel, one of them inside a reduce's loop (the
 //      input of a convolution that a residual connection also reads), or at more than four: recomputing it in the
 //      loop repeats its work for every step, and chains of such values grow kernels exponentially (tinygrad
@@ -696,8 +697,15 @@ private:
     u.recomputedInReduce = u.recomputedInReduce || (recomputed && inReduce);
     if (inReduce)
       u.factor = std::max(u.factor, factor);
-    if (node->op() == Op::ReduceAxis && (recomputed || inReduce))
-      throw RealizeFirst{node}; // rule 3, at once
+    // rule 3, at once; also for a second index in this kernel, before rule 4 stores the reduce's operand instead
+    if (node->op() == Op::ReduceAxis && (recomputed || inReduce || readTwiceHere(u)))
+      throw RealizeFirst{node};
+  }
+
+  /// Whether this kernel lowers a reduce at two different indices (two slices of a matmul's result summed).
+  bool readTwiceHere(const ReduceUse &u) const {
+    auto here = [&](const auto &p) { return p.first == kernelId_; };
+    return std::ranges::count_if(u.positions, here) > 1;
   }
 
   Context &ctx_;
