@@ -11,6 +11,7 @@ const std::vector<NamedPipeline> &namedPipelines() {
       {"lower-tensors",
        "pool-first,"   // an average pool of a 1x1 convolution pools its input instead (fewer multiply-adds)
        "nhcw-input,"   // CPU: 1x1 convolutions on small maps read their input row by row ([N, H, C, W])
+       "winograd,"     // CPU: 3x3 stride-1 convolutions as 16 matmuls of transformed tiles (F(2x2, 3x3))
        "pack-matmul,"  // CPU: large matmuls read b through a copy in contiguous column panels
        "pack-conv,"    // CPU: convolutions read their weights channel-last (lanes along the output channels)
        "decompose,"    // composite ops -> primitives, so rangeify sees only movement, elementwise and reduce ops
@@ -20,9 +21,8 @@ const std::vector<NamedPipeline> &namedPipelines() {
        "simplify,"     // the index arithmetic rangeify wrote (reshape's div/mod, pad's bounds) folds here
        "schedule,"     // sink of calls -> linear program in data order
        "plan-memory",  // temporaries share one arena
-       "Tensor graph to a scheduled program with planned memory: pool-first, nhcw-input, pack-matmul, pack-conv, "
-       "decompose, "
-       "split-reduce, simplify, rangeify, simplify, schedule, plan-memory."},
+       "Tensor graph to a scheduled program with planned memory: pool-first, nhcw-input, winograd, pack-matmul, "
+       "pack-conv, decompose, split-reduce, simplify, rangeify, simplify, schedule, plan-memory."},
       {"codegen",
        "optimize,"                  // choose upcast/unroll actions for each kernel from the target's vector width
        "collapse-loops,"            // CPU: few outer iterations -> the next loop joins the outermost (threads)
