@@ -54,6 +54,8 @@ public:
   Tensor moveToEnd(int64_t axis) const;
   /// Repeat along the last axis: [..., i] -> [..., n*i].
   Tensor repeatLast(int64_t n) const;
+  /// The tensor stored in a buffer of its own (a kernel boundary that later kernels read).
+  Tensor contiguous() const { return ctx().make(Op::Contiguous, dtype(), {u_}, Arg(), shape()); }
 
   // --- elementwise (operands broadcast numpy-style)
   Tensor alu(Op op, const Tensor &b) const;

@@ -113,7 +113,7 @@ Tensor inputTransform(const Tensor &x, const std::array<int64_t, 4> &pad, int64_
   int64_t ph = th * kTile + kInput, pw = tw * kTile + kInput; // room for every strided window; pw is even
   Tensor xp = x.pad({{0, 0}, {0, 0}, {pad[0], ph - h - pad[0]}, {pad[2], pw - w - pad[2]}});
   Tensor split = xp.reshape({n, c, ph, pw / 2, 2}).permute({0, 1, 2, 4, 3});
-  Tensor xd(x.ctx().make(Op::Contiguous, x.dtype(), {split.uop()}, Arg(), split.shape()));
+  Tensor xd = split.contiguous();
   std::vector<Tensor> rows;
   for (int64_t k = 0; k < kInput; ++k)
     rows.push_back(strided(xd, 2, k, th, kTile));
@@ -171,9 +171,7 @@ const UOp *winograd(const UOp *u, const TargetDesc &t) {
   Context &ctx = u->ctx();
   // the input is read by 16 kernels, 4 times each: what computes it (the epilogue of the layer before) runs once
   const UOp *in = u->src(0);
-  Tensor x = in->op() == Op::Input || in->op() == Op::Contiguous
-                 ? Tensor(in)
-                 : Tensor(ctx.make(Op::Contiguous, in->dtype(), {in}, Arg(), in->shapeVec()));
+  Tensor x = in->op() == Op::Input || in->op() == Op::Contiguous ? Tensor(in) : Tensor(in).contiguous();
   Tensor w(u->src(1));
   int64_t n = x.dim(0), k = w.dim(0);
   int64_t oh = u->shape()[2], ow = u->shape()[3];
@@ -195,8 +193,7 @@ const UOp *winograd(const UOp *u, const TargetDesc &t) {
     for (const auto &as : kAT)
       parts.push_back(combine(as, cols).reshape({1, ms[1], ms[2]}));
   }
-  Tensor yt = concat(parts, 0);
-  yt = Tensor(ctx.make(Op::Contiguous, dt::F32, {yt.uop()}, Arg(), yt.shape()));
+  Tensor yt = concat(parts, 0).contiguous();
   Tensor y = yt.reshape({kTile, kTile, k, n, th, tw}).permute({3, 2, 4, 0, 5, 1});
   y = y.reshape({n, k, th * kTile, tw * kTile}).shrink({{0, n}, {0, k}, {0, oh}, {0, ow}});
   if (u->numSrc() > 2)
