@@ -25,7 +25,9 @@ For each network: `tgc compile` (timed), one run of the executable compared with
 (rtol 1e-3, atol 1e-4), then, for each thread count T, --rounds rounds that alternate which contender runs first:
 onnxruntime (CPUExecutionProvider, all graph optimizations, intra_op_num_threads = T; median of --bench runs after
 3 warm-ups) and the executable (`EXE --input=input=X.npy --threads T --bench N`, its median). The table shows the
-median of the per-round medians and ort / tgc (> 1: tgc is faster), and the geometric mean of the ratios per T.
+median of the per-round medians and ort / tgc (> 1: tgc is faster) as the median of the per-round ratios: the two
+contenders of a round run seconds apart, while a shared VM's speed changes over minutes, so a slow phase that
+catches one round moves both of its times and not their ratio. Then the geometric mean of the ratios per T.
 
 Roofline: one more run of each executable on one thread with TGC_DEBUG=2 gives every kernel's time, GFLOPS and
 GB/s (from tgc's estimate of each kernel's work), medians of --profile-runs runs. With one core's fp32 FMA peak and
@@ -441,9 +443,11 @@ def run_network(name, args, threads):
                     return res
                 time.sleep(0.05)  # let the other contender's workers stop polling
         o, g = statistics.median(ort_runs), statistics.median(tgc_runs)
-        res["times"][t] = (o, g)
+        ratio = statistics.median(a / b for a, b in zip(ort_runs, tgc_runs))
+        res["times"][t] = (o, g, ratio)
         print(f"{name}: {t} thread{'s' if t > 1 else ''}: onnxruntime {o:.3f} ms, tgc {g:.3f} ms, "
-              f"ort/tgc {o / g:.2f}x", flush=True)
+              f"ort/tgc {ratio:.2f}x (per round: " + ", ".join(f"{a / b:.2f}" for a, b in zip(ort_runs, tgc_runs))
+              + ")", flush=True)
         del session
 
     if args.profile_runs:
@@ -511,9 +515,9 @@ def main():
                "FAILED" if res["error"] and not res["times"] else check]
         for t in threads:
             if t in res["times"]:
-                o, g = res["times"][t]
-                ratios[t].append(o / g)
-                row += [f"{o:.2f} ms", f"{g:.2f} ms", f"{o / g:.2f}x"]
+                o, g, ratio = res["times"][t]
+                ratios[t].append(ratio)
+                row += [f"{o:.2f} ms", f"{g:.2f} ms", f"{ratio:.2f}x"]
             else:
                 row += ["n/a"] * 3
         print("| " + " | ".join(row) + " |")

@@ -5,8 +5,9 @@
 // Threads split a kernel's outermost loop (KernelInfo::parallel). When that loop has few iterations (the 10 row
 // tiles of a batch-1 convolution), the loop nested in it joins it, so threads share A*B iterations instead of A,
 // and again while the merged loop has fewer than kMinIterations. Two loops merge only when
-//  - they are the two outermost loops of the kernel (cache blocks and reduces stay apart), both "loop" ranges of
-//    constant size, and every `end` or `reduce` that closes one closes the other;
+//  - they are the two outermost loops of the kernel, of constant size, the outer one a "loop" or a cache "block"
+//    (blocks stay whole: one thread's iterations still sweep a block's rows together), the inner one a "loop" (a
+//    reduce stays apart), and every `end` or `reduce` that closes one closes the other;
 //  - nothing costly depends on the outer loop alone (a store, a reduce, a transcendental): it would run B times as
 //    often, once per merged iteration;
 //  - the division and remainder cost nothing per element: the inner loop encloses a reduce (they run once per
@@ -69,8 +70,10 @@ std::pair<const UOp *, const UOp *> outerLoops(const std::vector<const UOp *> &o
 bool mergeable(const std::vector<const UOp *> &order, const UOp *a, const UOp *b,
                const std::unordered_map<const UOp *, int> &dep) {
   for (const UOp *r : {a, b})
-    if (rangeKind(r) != "loop" || !r->src(0)->isConst())
+    if (!r->src(0)->isConst())
       return false;
+  if ((rangeKind(a) != "loop" && rangeKind(a) != "block") || rangeKind(b) != "loop")
+    return false;
   if (rangeSize(a) >= kMinIterations)
     return false;
   for (const UOp *u : order) {

@@ -390,6 +390,7 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
     return runOnDevice(m) ? 0 : -1;
   const tgc_program_info *p = m->program;
   m->splitLastRun = false;
+  bool onceWasDone = m->onceDone;
   for (int c = 0; c < p->num_calls; ++c) {
     const tgc_call_info &call = p->calls[c];
     if (call.once && m->onceDone)
@@ -413,11 +414,13 @@ extern "C" int tgc_model_run(tgc_model *m, const void *const *inputs, void *cons
     if (probing)
       decideThreads(m, call, choice, pooled, s);
     m->callSeconds[size_t(c)] = s;
-    if (m->debug >= 2)
-      reportCall(m, call, s);
     if (m->hook)
       m->hook(m->hookUser, c, m->args.data());
   }
+  // reported after the run: printing between calls would let the pool's workers fall asleep and time their waking
+  for (int c = 0; m->debug >= 2 && c < p->num_calls; ++c)
+    if (!p->calls[c].once || !onceWasDone)
+      reportCall(m, p->calls[c], m->callSeconds[size_t(c)]);
   m->onceDone = true;
   ++m->runs;
   return 0;

@@ -101,6 +101,11 @@ static llvm::TargetMachine *machineFor(const TargetInfo &t, std::string &error, 
   if (!target)
     return nullptr;
   llvm::TargetOptions opts;
+  // x86 loops start on a 64-byte line (LLVM's default is 16): where a kernel lands in the executable then no longer
+  // decides whether its innermost loop spans two lines of instruction fetch or three (a 1x1 convolution's 98-byte
+  // loop ran 20% slower at 32 bytes past a line than on one, the same machine code).
+  if (llvm::Triple(t.triple).isX86())
+    opts.LoopAlignment = 64;
   std::unique_ptr<llvm::TargetMachine> &tm = machines[key];
   tm.reset(target->createTargetMachine(t.triple, t.cpu, t.features, opts, llvm::Reloc::PIC_, std::nullopt, level));
   return tm.get();

@@ -2,7 +2,8 @@
 // Builds an LLVM function per kernel with IRBuilder: loops with phis, guarded loads as selects, exact intrinsics.
 //===----------------------------------------------------------------------===//
 //
-// Semantics map directly: integers wrap (no nsw/nuw flags), idiv/mod are sdiv/srem (udiv/urem when unsigned),
+// Semantics map directly: integers wrap (nsw/nuw only where value ranges prove them), idiv/mod are sdiv/srem
+// (udiv/urem when unsigned, or when value ranges show both operands non-negative),
 // float max is llvm.maximum (NaN-propagating, +0 > -0), comparisons are ordered except !=. A load through an
 // invalid index reads the buffer's first element instead and is then replaced by 0 (or the load's alt), so it
 // never touches memory outside the buffer and stays branch-free. bool values are i1, stored as i8.
@@ -1109,6 +1110,22 @@ private:
     return lo >= -limit && hi < limit;
   }
 
+  /// Whether the integer add or mul u of non-negative operands cannot wrap as an unsigned value (LLVM's nuw): with
+  /// nsw it tells LLVM the result is non-negative, so an address sign-extends as a zero-extension and offsets fold.
+  bool unsignedExact(const UOp *u) {
+    bool nonNegative =
+        u->src(0)->hasRange() && u->src(1)->hasRange() && u->src(0)->vmin() >= 0 && u->src(1)->vmin() >= 0;
+    return (u->op() == Op::Add || u->op() == Op::Mul) && nonNegative && signedExact(u);
+  }
+
+  /// Whether the signed idiv or mod u divides a non-negative value by a positive one: udiv/urem give the same
+  /// result, and LLVM then knows it is non-negative (no sign fix-up, offsets fold into addresses).
+  static bool unsignedDivision(const UOp *u) {
+    const UOp *a = u->src(0);
+    const UOp *b = u->src(1);
+    return u->dtype().element().isInt() && a->hasRange() && b->hasRange() && a->vmin() >= 0 && b->vmin() > 0;
+  }
+
   /// A divisor with 1 in its padding lanes (paddedLanes): integer division is scalarized on x86, and a padding
   /// lane's zero or garbage would trap.
   llvm::Value *padDivisor(const UOp *u, llvm::Value *d) {
@@ -1139,16 +1156,24 @@ private:
     bool fp = d.isFloat();
     bool sgn = d.isSigned();
     switch (u->op()) {
-    case Op::Add: return fp ? b_.CreateFAdd(s(0), s(1)) : b_.CreateAdd(s(0), s(1), "", false, signedExact(u));
+    case Op::Add:
+      return fp ? b_.CreateFAdd(s(0), s(1)) : b_.CreateAdd(s(0), s(1), "", unsignedExact(u), signedExact(u));
     case Op::Sub: return fp ? b_.CreateFSub(s(0), s(1)) : b_.CreateSub(s(0), s(1), "", false, signedExact(u));
-    case Op::Mul: return fp ? b_.CreateFMul(s(0), s(1)) : b_.CreateMul(s(0), s(1), "", false, signedExact(u));
+    case Op::Mul:
+      return fp ? b_.CreateFMul(s(0), s(1)) : b_.CreateMul(s(0), s(1), "", unsignedExact(u), signedExact(u));
     case Op::Mulacc:
       if (fp)
         return fusedMulAdd(a, t, d);
       return b_.CreateAdd(b_.CreateMul(s(0), s(1)), s(2));
     case Op::Fdiv: return fdiv(s(0), s(1));
-    case Op::Idiv: return sgn ? signedDivide(u, s(0), s(1)) : b_.CreateUDiv(s(0), padDivisor(u, s(1)));
-    case Op::Mod: return sgn ? signedDivide(u, s(0), s(1)) : b_.CreateURem(s(0), padDivisor(u, s(1)));
+    case Op::Idiv:
+      if (sgn && !unsignedDivision(u))
+        return signedDivide(u, s(0), s(1));
+      return b_.CreateUDiv(s(0), padDivisor(u, s(1)));
+    case Op::Mod:
+      if (sgn && !unsignedDivision(u))
+        return signedDivide(u, s(0), s(1));
+      return b_.CreateURem(s(0), padDivisor(u, s(1)));
     case Op::Max:
       if (fp && d.element().itemSize() == 2) // LLVM 19's x86 llvm.maximum on bf16 loses NaNs: compares instead
         return maxBySelect(s(0), s(1));
