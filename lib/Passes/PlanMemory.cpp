@@ -16,6 +16,7 @@
 // dtype) and whose uses do not overlap share one such reservation: their borders are the same bytes. Without it the
 // border calls ran every run, each touching a cache line at both ends of every row (6% of MobileNetV2's time).
 
+#include "Passes/InPlaceCopies.h"
 #include "Passes/Pass.h"
 #include "Passes/ProgramInfo.h"
 
@@ -130,9 +131,23 @@ const UOp *runPlanMemory(const UOp *root, PassContext &pc) {
     live.at(b).first = 0;
     live.at(b).last = int64_t(root->numSrc());
   }
+  // copies whose source can sit where it is copied to: each block of such buffers is placed as one
+  std::vector<bool> skip(root->numSrc());
+  for (size_t i = 0; i < skip.size(); ++i)
+    skip[i] = once[i] || border[i];
+  // (CPU targets: a GPU's temporaries are sub-buffers of its arena, whose starts the device may align further)
+  InPlaceCopies inPlace = pc.target.isGPU() ? InPlaceCopies{std::vector<bool>(root->numSrc(), false), {}, {}}
+                                            : findInPlaceCopies(root, skip, kAlign);
+  for (auto &[b, where] : inPlace.placed) {
+    Interval &block = live.at(where.first);
+    block.first = std::min(block.first, live.at(b).first);
+    block.last = std::max(block.last, live.at(b).last);
+  }
+  for (auto &[base, bytes] : inPlace.blockBytes)
+    live.at(base).bytes = bytes;
   std::vector<Interval> temps;
   for (auto &[b, iv] : live)
-    if (!sharesWith.count(b))
+    if (!sharesWith.count(b) && (!inPlace.placed.count(b) || inPlace.placed.at(b).first == b))
       temps.push_back(iv);
   std::sort(temps.begin(), temps.end(), [](const Interval &a, const Interval &b) {
     if (a.first != b.first)
@@ -165,6 +180,8 @@ const UOp *runPlanMemory(const UOp *root, PassContext &pc) {
     offsets[t.buffer] = t.offset;
   for (auto &[b, first] : sharesWith)
     offsets[b] = offsets.at(first);
+  for (auto &[b, where] : inPlace.placed)
+    offsets[b] = offsets.at(where.first) + where.second;
   for (auto &[b, offset] : offsets) {
     Arg::Tuple a = b->arg().getTuple();
     a[5] = Arg(offset);
@@ -173,10 +190,15 @@ const UOp *runPlanMemory(const UOp *root, PassContext &pc) {
   pc.stats["plan-memory.temporary-bytes-unplanned"] += before;
   pc.stats["plan-memory.temporary-bytes-planned"] += arena;
   const UOp *out = substitute(root, replace);
-  std::vector<const UOp *> calls(out->src().begin(), out->src().end());
-  for (size_t i = 0; i < calls.size(); ++i) {
+  std::vector<const UOp *> calls;
+  for (size_t i = 0; i < out->numSrc(); ++i) {
+    if (inPlace.dropped[i]) {
+      pc.stats["plan-memory.copies-in-place"] += 1;
+      continue;
+    }
+    calls.push_back(out->src(i));
     if (once[i] || border[i]) {
-      calls[i] = ctx.withTag(calls[i], Arg(std::string(kRunOnceTag)));
+      calls.back() = ctx.withTag(calls.back(), Arg(std::string(kRunOnceTag)));
       pc.stats["plan-memory.run-once-calls"] += 1;
     }
     if (border[i])
