@@ -17,9 +17,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 namespace {
@@ -106,23 +106,32 @@ int parseArgs(int argc, char **argv, Options &o) {
       size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0)
         return die("--input needs NAME=FILE.npy, got '" + v + "'");
-      o.inputs[v.substr(0, eq)] = v.substr(eq + 1);
+      if (!o.inputs.emplace(v.substr(0, eq), v.substr(eq + 1)).second)
+        return die("--input " + v.substr(0, eq) + " is given twice");
     } else if (a == "--output-dir" && value()) {
       o.outputDir = v;
     } else if (a == "--dump-buffers" && value()) {
       o.dumpDir = v;
     } else if (a == "--weights" && value()) {
       o.weights = v;
-    } else if (a == "--seed" && value() && parseInt(v, n) && n >= 0) {
-      o.seed = uint64_t(n);
-    } else if (a == "--bench" && value() && parseInt(v, n) && n > 0 && n <= 1000000) {
-      o.bench = int(n);
-    } else if (a == "--threads" && value() && parseInt(v, n) && n > 0 && n <= 1024) {
-      o.threads = int(n);
+    } else if (a == "--seed" || a == "--bench" || a == "--threads" || a == "--debug") {
+      auto [lo, hi] = a == "--seed"      ? std::pair<int64_t, int64_t>(0, INT64_MAX)
+                      : a == "--bench"   ? std::pair<int64_t, int64_t>(1, 1000000)
+                      : a == "--threads" ? std::pair<int64_t, int64_t>(1, 1024)
+                                         : std::pair<int64_t, int64_t>(0, 9);
+      if (!value() || !parseInt(v, n) || n < lo || n > hi)
+        return die(a + " needs an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got '" + v +
+                   "'");
+      if (a == "--seed")
+        o.seed = uint64_t(n);
+      else if (a == "--bench")
+        o.bench = int(n);
+      else if (a == "--threads")
+        o.threads = int(n);
+      else
+        setenv("TGC_DEBUG", v.c_str(), 1); // as TGC_DEBUG=N: 1 kernels, 2 per-kernel time, GFLOPS and GB/s
     } else if (a == "--print") {
       o.print = true;
-    } else if (a == "--debug" && value() && parseInt(v, n) && n >= 0 && n <= 9) {
-      setenv("TGC_DEBUG", v.c_str(), 1); // as TGC_DEBUG=N: 1 kernels, 2 per-kernel time, GFLOPS and GB/s
     } else {
       return die("bad argument '" + a + "' (see --help)");
     }
@@ -384,7 +393,10 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
   if (!o.dumpDir.empty()) {
     if (p->device)
       return die("--dump-buffers needs a CPU program (this one runs on " + std::string(p->device) + ")");
-    mkdir(o.dumpDir.c_str(), 0755);
+    std::error_code ec;
+    std::filesystem::create_directories(o.dumpDir, ec);
+    if (ec)
+      return die("cannot create directory '" + o.dumpDir + "': " + ec.message());
     tgc_model_set_call_hook(m, dumpCall, &dump);
   }
   if (tgc_model_run(m, inPtrs.data(), outPtrs.data()) != 0)
@@ -413,7 +425,10 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
       outputs[i].data.assign(bytes, bytes + outputs[i].byteSize());
     }
   if (!o.outputDir.empty()) {
-    mkdir(o.outputDir.c_str(), 0755);
+    std::error_code ec;
+    std::filesystem::create_directories(o.outputDir, ec);
+    if (ec)
+      return die("cannot create directory '" + o.outputDir + "': " + ec.message());
     std::vector<std::string> paths;
     std::vector<const tgc::rt::Array *> arrays;
     for (size_t i = 0; i < outputs.size(); ++i) {

@@ -4,10 +4,14 @@
 
 #include "Support/FileIO.h"
 
+#include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -81,6 +85,39 @@ bool writeFileAtomic(const std::string &path, std::string_view data, std::string
   if (!ok)
     ::unlink(tmp.c_str());
   return ok;
+}
+
+std::string ownedName(const std::string &stem) { return stem + "-" + std::to_string(::getpid()); }
+
+void removeAbandoned(const std::string &dir, const std::string &stem) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::string prefix = stem + "-";
+  for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0)
+      continue;
+    size_t digits = prefix.size();
+    while (digits < name.size() && std::isdigit(static_cast<unsigned char>(name[digits])))
+      ++digits;
+    if (digits == prefix.size() || (digits < name.size() && name[digits] != '-'))
+      continue;
+    long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid <= 0 || pid == ::getpid() || ::kill(pid_t(pid), 0) == 0 || errno != ESRCH)
+      continue; // running, or not ours to judge
+    std::error_code rm;
+    fs::remove_all(it->path(), rm);
+  }
+}
+
+std::string makeScratchDir(const std::string &stem) {
+  std::error_code ec;
+  std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+  if (ec)
+    tmp = "/tmp";
+  removeAbandoned(tmp.string(), stem);
+  std::string tmpl = (tmp / (ownedName(stem) + "-XXXXXX")).string();
+  return ::mkdtemp(tmpl.data()) ? tmpl : "";
 }
 
 } // namespace tgc

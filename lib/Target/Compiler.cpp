@@ -6,6 +6,7 @@
 #include "Target/Compiler.h"
 
 #include "Runtime/Safetensors.h"
+#include "Support/FileIO.h"
 #include "Support/Logging.h"
 #include "Target/CRenderer.h"
 #include "Target/LLVMBackend.h"
@@ -343,12 +344,11 @@ public:
     path_ = dir;
     if (!dir.empty())
       return writeText(dir / (name + ".ll"), ir, error);
-    char tmpl[] = "/tmp/tgc-gpu-XXXXXX";
-    if (!mkdtemp(tmpl)) {
+    path_ = makeScratchDir("tgc-gpu");
+    if (path_.empty()) {
       error = "cannot create a temporary directory";
       return false;
     }
-    path_ = tmpl;
     temporary_ = true;
     return true;
   }
@@ -659,9 +659,12 @@ bool compileProgram(const UOp *root, const CompileRequest &r, std::string &error
     target = target.parent_path();
   if (!replaceable(target, error))
     return false;
-  std::string tag = std::to_string(getpid());
-  fs::path staging = target.parent_path() / ("." + target.filename().string() + ".tgc-new-" + tag);
-  fs::path old = target.parent_path() / ("." + target.filename().string() + ".tgc-old-" + tag);
+  // .DIR.tgc-new-PID is built and renamed into place; those of interrupted compiles are removed first
+  std::string stem = "." + target.filename().string();
+  removeAbandoned(target.parent_path().string(), stem + ".tgc-new");
+  removeAbandoned(target.parent_path().string(), stem + ".tgc-old");
+  fs::path staging = target.parent_path() / ownedName(stem + ".tgc-new");
+  fs::path old = target.parent_path() / ownedName(stem + ".tgc-old");
   std::error_code ec;
   fs::remove_all(staging, ec);
   fs::create_directories(staging, ec);

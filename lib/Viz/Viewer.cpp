@@ -184,6 +184,23 @@ json viewerData(const Trace &trace, const TargetInfo *target, bool svg) {
   return data;
 }
 
+/// JSON text that may stand inside a script element: neither "</" (ends it) nor "<!--" (changes how "</script" is
+/// read) appears; "<\/" and "\u003c" are the same JSON. One pass: replacing in place was quadratic (a 41 MB page
+/// with 240,000 "</" took minutes).
+static std::string scriptSafe(const std::string &json) {
+  std::string out;
+  out.reserve(json.size() + json.size() / 16);
+  for (size_t i = 0; i < json.size(); ++i) {
+    if (json[i] == '<' && json.compare(i, 2, "</") == 0)
+      out += "<\\";
+    else if (json[i] == '<' && json.compare(i, 4, "<!--") == 0)
+      out += "\\u003c";
+    else
+      out += json[i];
+  }
+  return out;
+}
+
 bool writeViewer(const std::string &path, const Trace &trace, const TargetInfo *target, std::string &error) {
   bool asJson = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
   json data = viewerData(trace, target, !asJson);
@@ -191,16 +208,10 @@ bool writeViewer(const std::string &path, const Trace &trace, const TargetInfo *
   if (asJson) {
     text = data.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
   } else {
-    // inside the script element neither "</" (ends it) nor "<!--" (changes how "</script" is read) may appear;
-    // "<\/" and "\u003c" are the same JSON
-    std::string payload = data.dump(-1, ' ', false, json::error_handler_t::replace);
-    for (size_t at = 0; (at = payload.find("</", at)) != std::string::npos; at += 3)
-      payload.replace(at, 2, "<\\/");
-    for (size_t at = 0; (at = payload.find("<!--", at)) != std::string::npos; at += 6)
-      payload.replace(at, 1, "\\u003c");
     std::string page = kViewerPage;
     size_t slot = page.find("@DATA@");
-    text = page.substr(0, slot) + payload + page.substr(slot + 6);
+    text = page.substr(0, slot) + scriptSafe(data.dump(-1, ' ', false, json::error_handler_t::replace)) +
+           page.substr(slot + 6);
   }
   if (writeFileAtomic(path, text, error))
     return true;

@@ -41,11 +41,8 @@ public:
     }
   }
   const std::string &get() {
-    if (path_.empty()) {
-      std::string tmpl = (fs::temp_directory_path() / "tgc-XXXXXX").string();
-      if (mkdtemp(tmpl.data()))
-        path_ = tmpl;
-    }
+    if (path_.empty())
+      path_ = makeScratchDir("tgc"); // also removes those of tgc processes that were interrupted
     return path_;
   }
 
@@ -289,9 +286,19 @@ bool fillTuningCache(const Module &m, DiagEngine &diags, const TargetInfo &targe
   }
   if (tuning.beam <= 0)
     return true;
+  // a cache that cannot be written is found before the search spends its budget, not after
+  std::filesystem::path dir = std::filesystem::path(tuning.file).parent_path();
+  if (!tuning.file.empty() && !dir.empty() && !std::filesystem::is_directory(dir)) {
+    diags.error(Loc{}, "cannot write tuning cache '" + tuning.file + "': no directory '" + dir.string() + "'");
+    return false;
+  }
   BeamOptions bo{tuning.beam, tuning.budgetSeconds, tuning.retune};
-  if (!beamSearch(m, target, bo, cache, err) || (!tuning.file.empty() && !cache.save(tuning.file, err))) {
+  if (!beamSearch(m, target, bo, cache, err)) {
     diags.error(Loc{}, err);
+    return false;
+  }
+  if (!tuning.file.empty() && !cache.save(tuning.file, err)) {
+    diags.error(Loc{}, "cannot write tuning cache '" + tuning.file + "': " + err);
     return false;
   }
   return true;

@@ -24,6 +24,7 @@ int main(int argc, char **argv) {
   CLI::App app{"tgc: an ahead-of-time tensor compiler"};
   app.require_subcommand(1);
   app.fallthrough(); // --debug may also follow the subcommand
+  app.set_version_flag("--version", std::string("tgc ") + TGC_VERSION + " (LLVM " + TGC_LLVM_VERSION + ")");
   int debug = -1;
   app.add_option(
       "--debug", debug,
