@@ -166,10 +166,19 @@ bool readInputFlags(const std::vector<std::string> &flags, const std::vector<int
     });
     if (spec == sig.end()) {
       std::string names;
-      for (const auto &s : sig)
-        if (s.role != interp::TensorSpec::Role::Output)
+      int weights = 0;
+      for (const auto &s : sig) {
+        if (s.role == interp::TensorSpec::Role::Weight)
+          ++weights; // --input may replace a weight too, but dozens of weight names hide the inputs
+        else if (s.role != interp::TensorSpec::Role::Output)
           names += (names.empty() ? "" : ", ") + s.name;
-      error = "no input named '" + name + "' (the model has: " + (names.empty() ? "none" : names) + ")";
+      }
+      error = "no input named '" + name + "' (the model has: " + (names.empty() ? "no inputs" : names) +
+              (weights ? "; weights: " + std::to_string(weights) + ", listed by tgc info" : "") + ")";
+      return false;
+    }
+    if (out.count(name)) {
+      error = "--input " + name + " is given twice";
       return false;
     }
     rt::Array a;
