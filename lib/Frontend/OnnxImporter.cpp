@@ -60,6 +60,7 @@ private:
   bool readOpset(const onnx::ModelProto &model);
   bool bindInitializers(const onnx::GraphProto &g);
   bool bindInputs(const onnx::GraphProto &g);
+  bool checkOperators(const onnx::GraphProto &g);
   bool importNode(const onnx::NodeProto &node, int index);
   void fold(const onnx::NodeProto &node);
   bool bindOutputs(const onnx::GraphProto &g, std::vector<const UOp *> &outputs);
@@ -183,6 +184,29 @@ bool Importer::bindInputs(const onnx::GraphProto &g) {
   return true;
 }
 
+/// Every operator of the graph that tgc does not import, in one error: a model with several needs one round trip.
+bool Importer::checkOperators(const onnx::GraphProto &g) {
+  std::map<std::string, std::pair<int, int>> missing; // "Domain.Op" -> first node, count
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto &node = g.node(i);
+    bool foreign = !node.domain().empty() && node.domain() != "ai.onnx";
+    if (!foreign && findOpImporter(node.op_type()))
+      continue;
+    std::string key = (foreign ? node.domain() + "." : "") + node.op_type();
+    auto [it, fresh] = missing.emplace(key, std::pair(i, 0));
+    ++it->second.second;
+  }
+  if (missing.empty())
+    return true;
+  std::string list;
+  for (const auto &[op, at] : missing)
+    list += (list.empty() ? "" : ", ") + op + " (node " + std::to_string(at.first) +
+            (g.node(at.first).name().empty() ? "" : " '" + g.node(at.first).name() + "'") +
+            (at.second > 1 ? " and " + std::to_string(at.second - 1) + " more" : "") + ")";
+  return error(std::string(missing.size() == 1 ? "operator" : "operators") + " not supported: " + list +
+               " (docs/onnx.md lists those that are)");
+}
+
 bool Importer::importNode(const onnx::NodeProto &node, int index) {
   std::string where = "node " + std::to_string(index) + (node.name().empty() ? "" : " '" + node.name() + "'") + " (" +
                       node.op_type() + ")";
@@ -272,6 +296,8 @@ std::optional<OnnxImport> Importer::run(const std::string &bytes) {
   for (const onnx::ValueInfoProto &vi : g.output()) // outputs keep their names; weights made later avoid them
     if (!outputNames_.count(vi.name()))
       outputNames_[vi.name()] = uniqueName(vi.name());
+  if (!checkOperators(g))
+    return std::nullopt;
   for (int i = 0; i < g.node_size(); ++i)
     if (!importNode(g.node(i), i))
       return std::nullopt;

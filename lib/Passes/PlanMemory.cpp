@@ -16,8 +16,9 @@
 // dtype) and whose uses do not overlap share one such reservation: their borders are the same bytes. Without it the
 // border calls ran every run, each touching a cache line at both ends of every row (6% of MobileNetV2's time).
 //
-// On CPU targets, a call that copies a whole temporary into part of another is dropped where the source can live in
-// that part (InPlaceCopies.h): such buffers are placed together as one block.
+// Where temporaries are views into one arena (TargetDesc::arenaViews: CPU targets without AddressSanitizer), a call
+// that copies a whole temporary into part of another is dropped where the source can live in that part
+// (InPlaceCopies.h): such buffers are placed together as one block.
 
 #include "Passes/InPlaceCopies.h"
 #include "Passes/Pass.h"
@@ -138,9 +139,9 @@ const UOp *runPlanMemory(const UOp *root, PassContext &pc) {
   std::vector<bool> skip(root->numSrc());
   for (size_t i = 0; i < skip.size(); ++i)
     skip[i] = once[i] || border[i];
-  // (CPU targets: a GPU's temporaries are sub-buffers of its arena, whose starts the device may align further)
-  InPlaceCopies inPlace = pc.target.isGPU() ? InPlaceCopies{std::vector<bool>(root->numSrc(), false), {}, {}}
-                                            : findInPlaceCopies(root, skip, kAlign);
+  // (only where temporaries are views into one arena: TargetDesc::arenaViews)
+  InPlaceCopies inPlace = pc.target.arenaViews ? findInPlaceCopies(root, skip, kAlign)
+                                               : InPlaceCopies{std::vector<bool>(root->numSrc(), false), {}, {}};
   for (auto &[b, where] : inPlace.placed) {
     Interval &block = live.at(where.first);
     block.first = std::min(block.first, live.at(b).first);

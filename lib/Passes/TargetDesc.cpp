@@ -101,6 +101,7 @@ std::optional<TargetDesc> gpuTargetDesc(const std::string &name, const std::stri
     d.hasThreads = false; // parallelism comes from the launch, not from the runtime's thread pool
     d.hasLocal = true;
     d.hasShared = true;
+    d.arenaViews = false;
     // AMD GPUs have exp2, log2 and sin instructions LLVM selects; NVPTX lowers only approximate ones (ex2.approx,
     // sin.approx), so cuda gets decompose-transcendentals' polynomials (exact to a few ulp, like the cpu target)
     d.nativeTranscendentals = name != "cuda";

@@ -46,6 +46,10 @@ struct TargetDesc {
   /// a 1 MiB L2); a larger one is read from farther away each time, so optimize prefers squarer tiles that sweep it
   /// fewer times.
   int l2OperandBytes = 256 * 1024;
+  /// Temporaries are views into one arena at plan-memory's offsets, so two of them may share bytes on purpose
+  /// (plan-memory's in-place copies). Off where each temporary gets memory of its own: GPUs (sub-buffers of a
+  /// device arena, whose starts a device may align further) and executables built with AddressSanitizer.
+  bool arenaViews = true;
   /// Vector registers (AVX-512: 32, AVX2 and SSE: 16); optimize keeps accumulators within half of them.
   int vectorRegisters = 16;
 

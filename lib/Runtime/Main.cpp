@@ -279,6 +279,36 @@ void printTimes(std::vector<double> &times) {
   std::printf("bench: %zu runs, min %.3f ms, median %.3f ms\n", times.size(), times.front() * 1e3, median * 1e3);
 }
 
+/// --bench at TGC_DEBUG=2 and above: where the time went, calls of one kernel name together, the median over the
+/// runs of each name's time per run, the largest first.
+void printKernelSummary(const tgc_program_info *p, const std::vector<std::vector<double>> &runs) {
+  std::map<std::string, std::vector<double>> perRun; // kernel name -> seconds in each run
+  std::map<std::string, int> calls;
+  for (int c = 0; c < p->num_calls; ++c) {
+    if (p->calls[c].once) // run on the first run only
+      continue;
+    ++calls[p->calls[c].name];
+    std::vector<double> &v = perRun[p->calls[c].name];
+    v.resize(runs.size());
+    for (size_t r = 0; r < runs.size(); ++r)
+      v[r] += runs[r][size_t(c)];
+  }
+  std::vector<std::pair<double, std::string>> byTime;
+  double total = 0;
+  for (auto &[name, v] : perRun) {
+    std::sort(v.begin(), v.end());
+    byTime.push_back({v[v.size() / 2], name});
+    total += v[v.size() / 2];
+  }
+  std::sort(byTime.rbegin(), byTime.rend());
+  std::fflush(stdout); // after the bench line
+  std::fprintf(stderr, "tgc: kernels by time, medians of %zu runs (%zu kernels, %.3f ms per run in them):\n",
+               runs.size(), byTime.size(), total * 1e3);
+  for (size_t i = 0; i < byTime.size() && i < 15; ++i)
+    std::fprintf(stderr, "tgc: %6.1f%% %10.3f ms %4d calls  %s\n", 100 * byTime[i].first / total, byTime[i].first * 1e3,
+                 calls[byTime[i].second], byTime[i].second.c_str());
+}
+
 /// --dump-buffers: after each call of the first run, every output and temporary it takes, as
 /// DIR/NNN-KERNEL-NAME.npy (NAME: the output's name, or buffer<I> with I the buffer's index), at full size.
 struct BufferDump {
@@ -409,13 +439,20 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
       if (tgc_model_run(m, inPtrs.data(), outPtrs.data()) != 0)
         return die(tgc_model_error(m));
     std::vector<double> times;
+    std::vector<std::vector<double>> callTimes; // per run, with TGC_DEBUG=2: each call's seconds
+    const char *debug = std::getenv("TGC_DEBUG");
+    bool profile = debug && std::atoi(debug) >= 2;
     for (int r = 0; r < o.bench; ++r) {
       auto start = std::chrono::steady_clock::now();
       if (tgc_model_run(m, inPtrs.data(), outPtrs.data()) != 0)
         return die(tgc_model_error(m));
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      if (profile)
+        callTimes.emplace_back(tgc_model_call_seconds(m), tgc_model_call_seconds(m) + p->num_calls);
     }
     printTimes(times);
+    if (profile && p->num_calls > 0)
+      printKernelSummary(p, callTimes);
   }
   tgc_model_destroy(m);
   // the host arrays only when the values are printed or written (a 64 MiB output costs 16K page faults)

@@ -34,6 +34,8 @@ int compileCommand(const CompileOptions &o) {
   if (!target)
     return oneLineError(err);
   setFpContract(*target, o.fpContract);
+  if (o.sanitize) // every temporary in memory of its own (writeArtifacts), so none may share bytes with another
+    target->desc.arenaViews = false;
   if (o.emit != "exe" && o.emit != "lib")
     return oneLineError("--emit must be exe or lib, not '" + o.emit + "'");
   if (o.weights != "embed" && o.weights != "external")

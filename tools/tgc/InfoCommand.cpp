@@ -44,7 +44,10 @@ int infoCommand(const InfoOptions &o) {
     nlohmann::ordered_json j;
     j["file"] = m->fileName;
     j["stage"] = std::string(stageName(stage));
-    j["weights_files"] = m->weightFiles;
+    j["weights_files"] = nlohmann::ordered_json::array();
+    for (const std::string &w : m->weightFiles)
+      if (!isScratchFile(w)) // an ONNX model's weights: a file that is gone when tgc exits
+        j["weights_files"].push_back(w);
     for (const char *role : {"input", "weight", "output", "buffer", "variable"})
       j[std::string(role) + "s"] = nlohmann::ordered_json::array();
     for (const auto &s : sig) {
@@ -79,7 +82,7 @@ int infoCommand(const InfoOptions &o) {
     text += "  variable " + name + ": dimension in [" + std::to_string(bounds.first) + ", " +
             std::to_string(bounds.second) + "]\n";
   for (const std::string &w : m->weightFiles)
-    text += "  weights file: " + w + "\n";
+    text += isScratchFile(w) ? "  weights: the model file's own\n" : "  weights file: " + w + "\n";
   if (stage == Stage::Program)
     text += "  kernels: " + std::to_string(kernels) + "\n";
   text += "  ops:";

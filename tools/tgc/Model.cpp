@@ -40,6 +40,9 @@ public:
       fs::remove_all(path_, ec);
     }
   }
+  bool holds(const std::string &file) const {
+    return !path_.empty() && fs::path(file).parent_path() == fs::path(path_);
+  }
   const std::string &get() {
     if (path_.empty())
       path_ = makeScratchDir("tgc"); // also removes those of tgc processes that were interrupted
@@ -51,6 +54,12 @@ private:
 };
 
 ScratchDir scratch;
+
+} // namespace
+
+bool isScratchFile(const std::string &path) { return scratch.holds(path); }
+
+namespace {
 
 std::optional<Module> importModel(Context &ctx, const std::string &path, DiagEngine &diags, const LoadOptions &lo) {
   OnnxImportOptions io;

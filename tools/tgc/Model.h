@@ -33,6 +33,9 @@ std::optional<Module> loadModel(Context &ctx, const std::string &path, SourceMan
 /// True when `path` names an ONNX model (by its extension).
 bool isOnnxPath(const std::string &path);
 
+/// Whether `path` is a file tgc made for this process only (an ONNX model's weights, removed when tgc exits).
+bool isScratchFile(const std::string &path);
+
 /// An array from a .npy file, or from an ONNX TensorProto (.pb); false with a one-line reason.
 bool readArrayFile(const std::string &path, rt::Array &out, std::string &error);
 

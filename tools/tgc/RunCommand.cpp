@@ -220,6 +220,7 @@ int runCommand(const RunOptions &o) {
   if (o.compare && compiled)
     text += compareText(reference, outputs);
   std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
   if (!o.print && o.outputDir.empty() && !o.compare && o.bench == 0)
     std::fprintf(stderr, "tgc: --print shows the values, --output-dir DIR writes them as .npy files\n");
   return 0;
