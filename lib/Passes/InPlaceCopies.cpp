@@ -39,14 +39,7 @@ struct Copy {
   int64_t offset; // elements
 };
 
-bool isTemp(const UOp *b) { return b->op() == Op::Buffer && b->arg().getTuple()[2].getString() == "temp"; }
-
 int64_t elements(const UOp *b) { return b->arg().getTuple()[1].getInt(); }
-
-int64_t elementBytes(const UOp *b) {
-  DType e = b->dtype().pointee();
-  return e.isBool() ? 1 : e.itemSize();
-}
 
 /// e as a sum of ranges times constants plus a constant; false when it is anything else.
 bool affine(const UOp *e, int64_t scale, std::map<const UOp *, int64_t> &coef, int64_t &constant) {
@@ -115,13 +108,9 @@ std::optional<Copy> asCopy(const UOp *call, size_t index) {
   for (const UOp *ix : {to, from})
     if (ix->op() != Op::Index || ix->numSrc() != 2 || ix->src(0)->op() != Op::DefineGlobal)
       return std::nullopt;
-  auto slot = [&](const UOp *ix) -> const UOp * {
-    int64_t s = ix->src(0)->arg().getInt();
-    return s >= 0 && size_t(s) + 1 < call->numSrc() ? call->src(size_t(s) + 1) : nullptr;
-  };
-  const UOp *src = slot(from);
-  const UOp *dst = slot(to);
-  if (!src || !dst || src == dst || !isTemp(src) || !isTemp(dst) || src->dtype() != dst->dtype())
+  const UOp *src = slotBuffer(call, from);
+  const UOp *dst = slotBuffer(call, to);
+  if (!src || !dst || src == dst || !isTempBuffer(src) || !isTempBuffer(dst) || src->dtype() != dst->dtype())
     return std::nullopt;
   const UOp *e = from->src(1);
   int64_t offset = 0;
@@ -144,10 +133,7 @@ std::optional<std::pair<int64_t, int64_t>> storeBounds(const UOp *call, const UO
   int64_t lo = INT64_MAX;
   int64_t hi = INT64_MIN;
   for (const UOp *n : toposort(call->src(0))) {
-    if (n->op() != Op::Store || n->src(0)->op() != Op::Index || n->src(0)->src(0)->op() != Op::DefineGlobal)
-      continue;
-    int64_t s = n->src(0)->src(0)->arg().getInt();
-    if (s < 0 || size_t(s) + 1 >= call->numSrc() || call->src(size_t(s) + 1) != b)
+    if (n->op() != Op::Store || slotBuffer(call, n->src(0)) != b)
       continue;
     const UOp *ix = n->src(0)->src(1);
     if (!ix->hasRange())
@@ -178,18 +164,17 @@ InPlaceCopies findInPlaceCopies(const UOp *linear, const std::vector<bool> &skip
   size_t n = linear->numSrc();
   InPlaceCopies result;
   result.dropped.assign(n, false);
-  std::vector<CallAccess> access;
   std::map<const UOp *, std::vector<size_t>> writers;
   std::map<const UOp *, std::vector<size_t>> readers;
   std::set<const UOp *> skipped;
   for (size_t i = 0; i < n; ++i) {
-    access.push_back(callAccess(linear->src(i)));
-    for (const UOp *b : access[i].writes) {
+    CallAccess access = callAccess(linear->src(i));
+    for (const UOp *b : access.writes) {
       writers[b].push_back(i);
       if (skip[i])
         skipped.insert(b);
     }
-    for (const UOp *b : access[i].reads)
+    for (const UOp *b : access.reads)
       readers[b].push_back(i);
   }
   auto safe = [&](const Copy &c) {
@@ -223,7 +208,7 @@ InPlaceCopies findInPlaceCopies(const UOp *linear, const std::vector<bool> &skip
   for (const Copy &c : copies) {
     auto [rs, ds] = blocks.find(c.src);
     auto [rd, dd] = blocks.find(c.dst);
-    int64_t want = dd + c.offset * elementBytes(c.dst);
+    int64_t want = dd + c.offset * bufferElementBytes(c.dst);
     if (rs == rd) {
       if (ds == want)
         joined.push_back(&c);
@@ -246,8 +231,8 @@ InPlaceCopies findInPlaceCopies(const UOp *linear, const std::vector<bool> &skip
     members[blocks.find(b).first].push_back({b, blocks.find(b).second});
   std::map<const UOp *, std::vector<std::pair<int64_t, int64_t>>> covered; // buffer -> copied-into byte ranges
   for (const Copy *c : joined) {
-    int64_t at = c->offset * elementBytes(c->dst);
-    covered[c->dst].push_back({at, at + elements(c->src) * elementBytes(c->src)});
+    int64_t at = c->offset * bufferElementBytes(c->dst);
+    covered[c->dst].push_back({at, at + elements(c->src) * bufferElementBytes(c->src)});
   }
   for (auto &[root, list] : members) {
     bool ok = !conflicted.count(root);
@@ -256,7 +241,7 @@ InPlaceCopies findInPlaceCopies(const UOp *linear, const std::vector<bool> &skip
       std::vector<std::pair<int64_t, int64_t>> parts = covered[b];
       std::sort(parts.begin(), parts.end());
       int64_t at = 0;
-      int64_t size = elements(b) * elementBytes(b);
+      int64_t size = elements(b) * bufferElementBytes(b);
       for (auto [lo, hi] : parts) {
         if (lo > at)
           own.push_back({off + at, off + lo});
@@ -272,7 +257,7 @@ InPlaceCopies findInPlaceCopies(const UOp *linear, const std::vector<bool> &skip
     int64_t high = 0;
     for (auto [b, off] : list) {
       low = std::min(low, off);
-      high = std::max(high, off + elements(b) * elementBytes(b));
+      high = std::max(high, off + elements(b) * bufferElementBytes(b));
     }
     for (auto [b, off] : list)
       ok = ok && (off - low) % align == 0; // kernels assume aligned buffers (vector and streaming stores)

@@ -46,8 +46,6 @@ struct Interval {
   int64_t offset = 0;
 };
 
-bool isTemp(const UOp *b) { return b->op() == Op::Buffer && b->arg().getTuple()[2].getString() == "temp"; }
-
 int64_t bufferId(const UOp *b) { return b->arg().getTuple()[0].getInt(); }
 
 /// Per call: the temporary whose part it stores constants into while other calls write the rest (the zero border of
@@ -63,7 +61,7 @@ std::vector<const UOp *> borderBuffers(const UOp *linear, const std::vector<bool
   std::vector<const UOp *> border(linear->numSrc(), nullptr);
   for (size_t i = 0; i < access.size(); ++i) {
     const CallAccess &a = access[i];
-    if (!once[i] && a.reads.empty() && a.writes.size() == 1 && isTemp(a.writes[0]) && writers[a.writes[0]] > 1 &&
+    if (!once[i] && a.reads.empty() && a.writes.size() == 1 && isTempBuffer(a.writes[0]) && writers[a.writes[0]] > 1 &&
         kernelVariables(linear->src(i)->src(0)).empty())
       border[i] = a.writes[0];
   }
@@ -83,10 +81,9 @@ const UOp *runPlanMemory(const UOp *root, PassContext &pc) {
     const UOp *call = root->src(i);
     for (size_t k = 1; k < call->numSrc(); ++k) {
       const UOp *b = call->src(k);
-      if (!isTemp(b))
+      if (!isTempBuffer(b))
         continue;
-      int64_t bytes =
-          b->arg().getTuple()[1].getInt() * (b->dtype().pointee().isBool() ? 1 : b->dtype().pointee().itemSize());
+      int64_t bytes = b->arg().getTuple()[1].getInt() * bufferElementBytes(b);
       auto [it, fresh] = live.emplace(b, Interval{b, int64_t(i), int64_t(i), bytes});
       it->second.last = int64_t(i);
     }

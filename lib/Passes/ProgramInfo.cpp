@@ -15,7 +15,7 @@
 
 namespace tgc {
 
-static const UOp *slotBuffer(const UOp *call, const UOp *ptr) {
+const UOp *slotBuffer(const UOp *call, const UOp *ptr) {
   if (ptr->op() != Op::Index || ptr->src(0)->op() != Op::DefineGlobal)
     return nullptr;
   int64_t slot = ptr->src(0)->arg().getInt();
@@ -116,6 +116,13 @@ namespace {
 const std::string &bufferKind(const UOp *b) { return b->arg().getTuple()[2].getString(); }
 
 } // namespace
+
+bool isTempBuffer(const UOp *b) { return b->op() == Op::Buffer && bufferKind(b) == "temp"; }
+
+int64_t bufferElementBytes(const UOp *b) {
+  DType e = b->dtype().pointee();
+  return e.isBool() ? 1 : e.itemSize();
+}
 
 std::vector<bool> weightOnlyCalls(const UOp *linear) {
   std::vector<CallAccess> access;

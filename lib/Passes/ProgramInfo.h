@@ -49,6 +49,14 @@ inline std::string kernelName(const UOp *kernel) {
 /// The buffers a call reads and writes (through its kernel's define_global slots).
 CallAccess callAccess(const UOp *call);
 
+/// The buffer a call passes for the define_global that `ptr` (an index) addresses, or nullptr.
+const UOp *slotBuffer(const UOp *call, const UOp *ptr);
+
+/// Whether buffer b is a temporary (plan-memory places it in the arena).
+bool isTempBuffer(const UOp *b);
+/// The bytes of one element of buffer b (bool: 1).
+int64_t bufferElementBytes(const UOp *b);
+
 /// For each call of a linear program: whether its results depend on the weights alone, so the runtime need run it
 /// only once (a weight packed by pack-matmul, a constant table, the parts of a concat of weights). Such a call reads
 /// only weights and temporaries written by such calls, and writes only temporaries that no other call writes. Their
