@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what tgc needs on Debian 12 (only what is missing), then configures and builds tgc into build/.
-# Safe to run again: installed packages are skipped and the build is incremental.
+# Installs what tgc needs on Debian 12 (only what is missing), then configures and builds tgc and its runtime into
+# build/. With --tests: also what the test suite needs (Chromium, python3-venv) and every target (tgc-opt, the unit
+# tests, the fuzzers). Safe to run again: installed packages are skipped and the build is incremental.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,9 +14,15 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler       # ONNX import: the protobuf classes; protoc encodes test models
   libgraphviz-dev                                     # the viewer (--viz): graph layout with libgvc
   libmimalloc-dev                                     # tgc's allocator: its passes run 20-30% faster than with glibc's
-  chromium                                            # the viewer tests open pages in headless Chromium
-  python3-venv                                        # the ONNX comparison tests' PyPI packages (test/onnx)
 )
+tests=0
+[ "${1:-}" = --tests ] && tests=1
+if ((tests)); then
+  packages+=(
+    chromium     # the viewer tests open pages in headless Chromium
+    python3-venv # the ONNX comparison tests' PyPI packages (test/onnx)
+  )
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -32,4 +39,8 @@ if [ ! -f build/build.ninja ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 >/dev/null
 fi
-cmake --build build -- -j"$(nproc)"
+if ((tests)); then
+  cmake --build build -- -j"$(nproc)"
+else
+  cmake --build build --target tgc -- -j"$(nproc)"
+fi

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Sets up and builds tgc (scripts/setup.sh) and a UBSan build of it, then runs every test suite; the last line is
-# 'N passed, N failed, N skipped'.
+# Sets up and builds tgc and everything its tests use (scripts/setup.sh --tests) and a UBSan build of it, then runs
+# every test suite; the last line is 'N passed, N failed, N skipped'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --tests
 # tgc and its runtime again with UndefinedBehaviorSanitizer, for test/lit/fuzz/ubsan.test
 if [ ! -f build-ubsan/build.ninja ]; then
   cmake -S . -B build-ubsan -G Ninja -DCMAKE_BUILD_TYPE=Release -DTGC_SANITIZE=undefined -DTGC_ENABLE_FUZZER=OFF \

@@ -84,7 +84,7 @@ std::optional<std::vector<OptAction>> parseOptActions(const std::string &text, s
 
 std::string actionUnsupported(const OptAction &o, const TargetDesc &t) {
   if (o.kind == "tc" && !t.tensorCores)
-    return "'" + o.text + "' needs a target with tensor cores (cuda), not " + t.name;
+    return "'" + o.text + "' needs a target with tensor cores (cuda), not " + t.name();
   if (o.kind == "block" && t.isGPU())
     return "'" + o.text + "' is a CPU cache blocking action; GPU targets tile with local";
   return "";

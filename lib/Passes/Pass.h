@@ -35,7 +35,7 @@ struct PassContext {
   const TuningTable *tuned = nullptr;
 
   static const TargetDesc &defaultTarget() {
-    static const TargetDesc d = *hostTargetDesc("cpu");
+    static const TargetDesc d = hostTargetDesc(TargetId::Cpu);
     return d;
   }
 };

@@ -7,6 +7,8 @@
 
 #pragma once
 
+#include "Passes/Targets.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -15,7 +17,10 @@
 namespace tgc {
 
 struct TargetDesc {
-  std::string name = "cpu";
+  TargetId id = TargetId::Cpu;
+  /// The target's row of Targets.def: its name, code generator, device library and native operations.
+  const TargetRecord &target() const { return targetRecord(id); }
+  const char *name() const { return target().name; }
   /// Widest vector register, in bits (SSE 128, AVX2 256, AVX-512 512).
   int vectorBits = 128;
   /// The renderer has vector types and vector ALU ops; without them devectorize splits every vector into lanes.
@@ -65,7 +70,7 @@ struct TargetDesc {
   int64_t localMemoryBytes = 0;
   /// Work-items that execute in lockstep (NVIDIA warp 32, AMD CDNA wavefront 64, RDNA 32).
   int warpSize = 1;
-  /// The target renders `wmma` (NVIDIA sm_80 and newer: mma.sync m16n8k16), so optimize may use the tc action.
+  /// The target renders `wmma` (Targets.def's tensorCores), so optimize may use the tc action.
   bool tensorCores = false;
 
   bool isGPU() const { return hasLocal; }
@@ -85,15 +90,15 @@ struct TargetDesc {
   }
 };
 
-/// The description of a -target= name for the machine tgc runs on ("cpu" or "c"); nullopt for an unknown name.
-std::optional<TargetDesc> hostTargetDesc(const std::string &name);
+/// The description of a CPU target (cpu, c) for the machine tgc runs on.
+TargetDesc hostTargetDesc(TargetId id);
 
-/// The description of a GPU target ("amd", "cuda", "opencl") for a --gpu-arch ("" = the target's default: gfx942
-/// for amd, sm_90 for cuda);
-/// nullopt with `error` set for an unknown target or architecture.
-std::optional<TargetDesc> gpuTargetDesc(const std::string &name, const std::string &arch, std::string &error);
+/// The description of a GPU target for a --gpu-arch ("" = the target's default, Targets.def's TGC_GPU_ARCH rows);
+/// nullopt with `error` set for an architecture the target does not have.
+std::optional<TargetDesc> gpuTargetDesc(const TargetRecord &target, const std::string &arch, std::string &error);
 
-/// The description of any -target= name, host or GPU.
+/// The description of any -target= name, CPU or GPU; nullopt with `error` set for an unknown target or
+/// architecture, or a --gpu-arch given to a CPU target.
 std::optional<TargetDesc> targetDescFor(const std::string &name, const std::string &arch, std::string &error);
 
 /// Set the vector width and what follows from it (AVX-512: 32 vector registers and masked accesses; else 16, none).

@@ -263,15 +263,4 @@ std::unique_ptr<Device> openOpenCL(std::string &error) {
   return d;
 }
 
-std::unique_ptr<Device> openDevice(const std::string &kind, std::string &error) {
-  if (kind == "opencl")
-    return openOpenCL(error);
-  if (kind == "hip")
-    return openHip(error);
-  if (kind == "cuda")
-    return openCuda(error);
-  error = "unknown device kind '" + kind + "'";
-  return nullptr;
-}
-
 } // namespace tgc::rt

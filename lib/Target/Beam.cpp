@@ -400,8 +400,9 @@ private:
 
 bool beamSearch(const Module &program, const TargetInfo &t, const BeamOptions &o, TuningCache &cache,
                 std::string &error) {
-  if (t.name != "cpu") {
-    error = "BEAM search times kernels through the JIT on this machine: it needs --target=cpu, not '" + t.name + "'";
+  if (t.desc.id != TargetId::Cpu) {
+    error = std::string("BEAM search times kernels through the JIT on this machine: it needs --target=cpu, not '") +
+            t.name() + "'";
     return false;
   }
   Clock::time_point deadline =

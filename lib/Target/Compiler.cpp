@@ -303,7 +303,7 @@ bool weightsObject(const ProgramDesc &p, const CompileRequest &r, const std::str
 /// Ops a target's renderer has no code for: wmma without tensor cores, and what the AMDGPU and NVPTX backends
 /// cannot lower without the vendors' device libraries (they would end in an LLVM fatal error).
 std::string unsupportedOp(const UOp *linear, const TargetInfo &t) {
-  bool llvmGpu = t.name == "amd" || t.name == "cuda";
+  bool llvmGpu = t.target().gpu && t.target().rendersLLVM();
   for (const UOp *u : linear->src()) {
     bool f64 = u->dtype().element().scalar() == Scalar::F64;
     bool transcendental = u->op() == Op::Exp2 || u->op() == Op::Log2 || u->op() == Op::Sin;
@@ -318,7 +318,7 @@ std::string unsupportedOp(const UOp *linear, const TargetInfo &t) {
 bool renderable(const ProgramDesc &p, const TargetInfo &t, std::string &error) {
   for (const KernelDesc &k : p.kernels) {
     if (std::string op = unsupportedOp(k.linear, t); !op.empty()) {
-      error = "kernel " + k.info.name + ": the " + t.name + " target cannot compile " + op + " yet";
+      error = "kernel " + k.info.name + ": the " + t.name() + " target cannot compile " + op + " yet";
       return false;
     }
   }
@@ -443,28 +443,29 @@ bool cudaCubin(const ProgramDesc &p, const TargetInfo &t, const std::string &pre
   return true;
 }
 
-/// The code a GPU program's device loads, and the runtime's name for that device: OpenCL C ("opencl"), or an HSA
-/// code object ("hip"). With `dir`, the kernels' sources are written there too.
+/// The code a GPU program's device loads (OpenCL C, an HSA code object, a cubin), and the runtime's name for that
+/// device (Targets.def's device). With `dir`, the kernels' sources are written there too.
 bool gpuCode(const ProgramDesc &p, const TargetInfo &t, const std::string &prefix, const fs::path &dir,
              std::string &code, std::string &fallback, std::string &device, std::string &error) {
-  if (t.name == "opencl") {
+  device = t.target().device;
+  switch (t.target().codegen) {
+  case TargetCodegen::OpenCLC: {
     std::vector<OpenCLKernel> kernels;
     for (const KernelDesc &k : p.kernels)
       kernels.push_back({k.linear, &k.info, prefix + k.symbol});
     code = renderProgramOpenCL(kernels);
-    device = "opencl";
     showSource(p.name + ".cl", code);
     return dir.empty() || writeText(dir / (p.name + ".cl"), code, error);
   }
-  if (t.name == "amd") {
-    device = "hip";
+  case TargetCodegen::LLVMAMDGPU:
     return amdCodeObject(p, t, prefix, dir, code, error);
-  }
-  if (t.name == "cuda") {
-    device = "cuda";
+  case TargetCodegen::LLVMNVPTX:
     return cudaCubin(p, t, prefix, dir, code, fallback, error);
+  case TargetCodegen::LLVMHost:
+  case TargetCodegen::CSource:
+    break;
   }
-  error = "target '" + t.name + "' has no GPU code generator";
+  error = std::string("target '") + t.name() + "' has no GPU code generator";
   return false;
 }
 
@@ -505,7 +506,7 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   auto compileKernel = [&](size_t i, std::string &err) {
     const KernelDesc &k = p.kernels[i];
     std::string symbol = prefix + k.symbol;
-    if (r.target.name != "c") {
+    if (r.target.target().rendersLLVM()) {
       KernelSteps steps;
       bool ok = compileKernelLLVM(k, symbol, r, kdir, effort[i], steps, err);
       times.add(i, steps);
@@ -535,7 +536,7 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   fs::path modelO = out / (r.name + "_model.o");
   // An executable on the cpu target gets its tables' object from LLVM, from the same description (the C compiler's
   // start-up alone took longer than the link); model.c is still written, to read.
-  bool llvmTables = r.target.name == "cpu" && !r.library && !r.sanitize;
+  bool llvmTables = r.target.target().codegen == TargetCodegen::LLVMHost && !r.library && !r.sanitize;
   auto compileTables = [&] {
     std::string err, object;
     if (!writeText(modelC, emitProgramC(p, eo), err))
@@ -569,7 +570,7 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     for (const KernelDesc &k : p.kernels)
       objects.push_back((kdir / (k.symbol + ".o")).string());
     char what[256];
-    if (r.target.name == "c")
+    if (!r.target.target().rendersLLVM())
       std::snprintf(what, sizeof what, "kernels: C compiler (%zu kernels on %zu threads)", p.kernels.size(),
                     workersFor(p.kernels.size()));
     else
@@ -578,7 +579,7 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
                     p.kernels.size(), workersFor(p.kernels.size()), times.total.render, times.total.optimize,
                     times.total.object);
     laps.lap(what);
-    if (r.kernelReport && r.target.name != "c")
+    if (r.kernelReport && r.target.target().rendersLLVM())
       *r.kernelReport = formatKernelTimings(p, times, effort);
   }
   if (weights.valid()) {

@@ -24,6 +24,13 @@ namespace tgc {
 /// shared memory in addrspace 3, barriers as bar.sync 0.
 enum class LLVMFlavor { CPU, AMDGPU, NVPTX };
 
+/// The flavor of a target that renders LLVM IR (TargetRecord::rendersLLVM).
+inline LLVMFlavor llvmFlavorOf(TargetCodegen codegen) {
+  return codegen == TargetCodegen::LLVMAMDGPU ? LLVMFlavor::AMDGPU
+         : codegen == TargetCodegen::LLVMNVPTX ? LLVMFlavor::NVPTX
+                                               : LLVMFlavor::CPU;
+}
+
 void renderKernelLLVM(const UOp *linear, const KernelInfo &info, const std::string &function, llvm::Module &m,
                       const TargetInfo &t, LLVMFlavor flavor = LLVMFlavor::CPU);
 

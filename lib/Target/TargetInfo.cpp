@@ -47,24 +47,19 @@ void setFpContract(TargetInfo &t, FpContract mode) {
     t.cflags.replace(at, from.size(), to);
 }
 
-/// A GPU target: kernels for the GPU (amd: LLVM's AMDGPU backend; opencl: source built at run time), host code
+/// A GPU target: kernels for the GPU (Targets.def's triple and features, --gpu-arch as the LLVM CPU), host code
 /// for this machine.
-std::optional<TargetInfo> gpuTargetFor(const std::string &name, const std::string &cpu, const std::string &gpuArch,
-                                       std::string &error) {
-  std::optional<TargetDesc> d = gpuTargetDesc(name, gpuArch, error);
+static std::optional<TargetInfo> gpuTargetFor(const TargetRecord &target, const std::string &cpu,
+                                              const std::string &gpuArch, std::string &error) {
+  std::optional<TargetDesc> d = gpuTargetDesc(target, gpuArch, error);
   if (!d)
     return std::nullopt;
   TargetInfo t;
-  t.name = name;
   t.desc = *d;
-  if (name == "amd") {
-    t.triple = "amdgcn-amd-amdhsa";
+  if (*target.triple) {
+    t.triple = target.triple;
     t.cpu = d->gpuArch;
-  }
-  if (name == "cuda") {
-    t.triple = "nvptx64-nvidia-cuda";
-    t.cpu = d->gpuArch;
-    t.features = "+ptx80"; // PTX ISA 8.0: sm_90 needs it, CUDA 12 and 13 assemble it
+    t.features = target.features;
   }
   t.cflags = "-O2 -fPIC" + (cpu.empty() ? std::string() : " -march=" + cpu);
   return t;
@@ -72,18 +67,12 @@ std::optional<TargetInfo> gpuTargetFor(const std::string &name, const std::strin
 
 std::optional<TargetInfo> targetFor(const std::string &name, const std::string &cpu, const std::string &features,
                                     std::string &error, const std::string &gpuArch) {
-  if (name == "opencl" || name == "amd" || name == "cuda")
-    return gpuTargetFor(name, cpu, gpuArch, error);
-  if (name != "cpu" && name != "c") {
-    error = "unknown target '" + name + "' (available: cpu, c, opencl, amd, cuda)";
+  std::optional<TargetDesc> desc = targetDescFor(name, gpuArch, error);
+  if (!desc)
     return std::nullopt;
-  }
-  if (!gpuArch.empty()) {
-    error = "--gpu-arch applies only to GPU targets (opencl, amd, cuda), not '" + name + "'";
-    return std::nullopt;
-  }
+  if (desc->target().gpu)
+    return gpuTargetFor(desc->target(), cpu, gpuArch, error);
   TargetInfo t;
-  t.name = name;
   t.triple = llvm::sys::getDefaultTargetTriple();
   t.cpu = cpu.empty() || cpu == "native" ? llvm::sys::getHostCPUName().str() : cpu;
   t.features = features.empty() ? (cpu.empty() || cpu == "native" ? hostFeatures() : "") : features;
@@ -93,7 +82,7 @@ std::optional<TargetInfo> targetFor(const std::string &name, const std::string &
     t.features += std::string(t.features.empty() ? "" : ",") + "+prefer-no-gather,+prefer-no-scatter";
     t.streamingStoreBytes = 32.0 * 1024 * 1024;
   }
-  t.desc = *hostTargetDesc(name);
+  t.desc = *desc;
   // the CPU's own features (x86-64-v3: AVX2 and FMA) with --mattr's changes, as LLVM's CPU tables list them
   std::string vectorFeatures = cpuFeatureSummary(t.triple, t.cpu, t.features);
   setVectorBits(t.desc, vectorBitsOfFeatures(vectorFeatures));

@@ -12,12 +12,14 @@
 namespace tgc {
 
 struct TargetInfo {
-  std::string name;     // "cpu" (LLVM, in process), "c" (C source, system compiler), "opencl", "amd", "cuda"
   std::string triple;   // LLVM target triple
   std::string cpu;      // CPU name (e.g. znver4), "native" resolved to the host
   std::string features; // LLVM feature string (+avx2,+fma,...)
-  /// What the lowering passes know of this target (vector width, vector ALU, memory spaces, limits).
+  /// What the lowering passes know of this target (vector width, vector ALU, memory spaces, limits), and its row of
+  /// Targets.def (desc.target()).
   TargetDesc desc;
+  const TargetRecord &target() const { return desc.target(); }
+  const char *name() const { return desc.name(); }
   /// The backend may fuse any float a*b+c into an FMA (LLVM's contract flag, the C compiler's -ffp-contract=fast):
   /// results then differ from the interpreter's in the last bits. Off unless tgc --fp-contract=fast.
   bool fpContract = false;
@@ -50,6 +52,6 @@ std::optional<TargetInfo> targetFor(const std::string &name, const std::string &
                                     std::string &error, const std::string &gpuArch = "");
 
 /// Whether a target's kernels run on a GPU (launched by the runtime through a device library).
-inline bool isGpuTarget(const TargetInfo &t) { return t.desc.hasLocal; }
+inline bool isGpuTarget(const TargetInfo &t) { return t.target().gpu; }
 
 } // namespace tgc

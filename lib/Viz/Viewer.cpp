@@ -104,16 +104,13 @@ json kernelSource(const UOp *linear, const KernelInfo &info, const TargetInfo *t
   const TargetInfo &t = target ? *target : host;
   std::string symbol = symbolName(info.name);
   json src = json::object();
-  if (t.desc.name == "c" || t.desc.name == "opencl") {
-    bool opencl = t.desc.name == "opencl";
+  if (!t.target().rendersLLVM()) {
+    bool opencl = t.target().codegen == TargetCodegen::OpenCLC;
     src[opencl ? "OpenCL C" : "C"] = renderKernelC(linear, info, symbol, opencl ? kOpenCLDialect : kCDialect);
   } else {
-    LLVMFlavor flavor = t.desc.name == "amd"    ? LLVMFlavor::AMDGPU
-                        : t.desc.name == "cuda" ? LLVMFlavor::NVPTX
-                                                : LLVMFlavor::CPU;
     llvm::LLVMContext ctx;
     llvm::Module m(symbol, ctx);
-    renderKernelLLVM(linear, info, symbol, m, t, flavor);
+    renderKernelLLVM(linear, info, symbol, m, t, llvmFlavorOf(t.target().codegen));
     src["LLVM IR"] = printModuleIR(m);
   }
   return src;

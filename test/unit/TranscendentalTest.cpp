@@ -35,7 +35,7 @@ struct Formula {
     DiagEngine diags;
     std::map<std::string, int64_t> stats;
     std::string error;
-    TargetDesc desc = target ? *gpuTargetDesc(target, "", error) : PassContext::defaultTarget();
+    TargetDesc desc = target ? *targetDescFor(target, "", error) : PassContext::defaultTarget();
     PassContext pc{m, diags, stats, "", desc};
     result = findPass("decompose-transcendentals")->run(root, pc);
     order = toposort(result);

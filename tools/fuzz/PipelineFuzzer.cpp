@@ -72,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   vector.vectorRegisters = 32;
   lower(*m, vector);
   TargetDesc scalar = vector;
-  scalar.name = "c";
+  scalar.id = TargetId::C;
   scalar.vectorALU = false;
   scalar.maxLanes = 64;
   lower(*m, scalar);

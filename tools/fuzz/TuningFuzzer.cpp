@@ -8,7 +8,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tgc::TargetInfo t;
-  t.name = "cpu";
   t.cpu = "fuzzcpu";
   tgc::TuningCache cache(t);
   std::string error;

@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OptDriver.h"
+#include "Passes/Targets.h"
 #include "Support/CommandLine.h"
 #include "Support/Logging.h"
 
@@ -21,11 +22,9 @@ int main(int argc, char **argv) {
   app.add_option("--opts", o.opts,
                  "optimization actions for apply-opts and optimize: upcast:AXIS:AMOUNT,unroll:AXIS:AMOUNT (optimize: "
                  "none = no actions)");
-  app.add_option("--target", o.target, "target the codegen passes lower for: cpu (default), c, opencl, amd or cuda")
-      ->check(CLI::IsMember({"cpu", "c", "opencl", "amd", "cuda"}));
-  app.add_option(
-      "--gpu-arch", o.gpuArch,
-      "GPU the passes lower for (amd: gfx942 (default), gfx90a, gfx1100; cuda: sm_90 (default), sm_80, sm_89)");
+  app.add_option("--target", o.target, "target the codegen passes lower for: " + tgc::targetNames() + " (default cpu)")
+      ->check(CLI::IsMember(tgc::targetNameList()));
+  app.add_option("--gpu-arch", o.gpuArch, "GPU the passes lower for (" + tgc::gpuArchHelp() + ")");
   app.add_option("--vector-bits", o.vectorBits,
                  "vector register width the passes assume (128, 256, 512; default: the host's)")
       ->check(CLI::IsMember({128, 256, 512}));

@@ -102,4 +102,10 @@ struct ImportOptions {
 };
 int importCommand(const ImportOptions &o);
 
+struct TargetsOptions {
+  bool markdown = false; // docs/targets.md's table
+};
+
+int targetsCommand(const TargetsOptions &o);
+
 } // namespace tgc

@@ -282,7 +282,7 @@ void setVerifyEach(bool on) { verifyEachPass = on; }
 
 bool writeVizFile(const std::string &path, viz::Trace &trace, const Module &m, const TargetInfo &target) {
   trace.remarks = m.remarks;
-  trace.target = target.desc.name;
+  trace.target = target.name();
   std::string err;
   if (!viz::writeViewer(path, trace, &target, err)) {
     oneLineError(err);

@@ -4,6 +4,7 @@
 
 #include "Commands.h"
 #include "Model.h"
+#include "Passes/Targets.h"
 #include "Support/CommandLine.h"
 #include "Support/Logging.h"
 
@@ -47,9 +48,9 @@ int main(int argc, char **argv) {
   runCmd->add_option("--dim", run.dims, dimHelp);
   runCmd->add_option("--bind", run.binds, bindHelp);
   runCmd->add_flag("--interp", run.interp, "use the reference interpreter");
-  runCmd
-      ->add_option("--target", run.target, "cpu (LLVM JIT, default), opencl (an OpenCL device) or cuda (an NVIDIA GPU)")
-      ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));
+  auto runsInProcess = [](const tgc::TargetRecord &t) { return t.run; };
+  runCmd->add_option("--target", run.target, "default cpu: " + tgc::targetHelp(runsInProcess))
+      ->check(CLI::IsMember(tgc::targetNameList(runsInProcess)));
   runCmd->add_option("--input", run.data.inputs, "NAME=FILE.npy (repeatable); other inputs are generated");
   runCmd->add_option("--seed", run.data.seed, "seed of the generated inputs (default 0)")->check(nonNegative);
   runCmd->add_option("--output-dir", run.outputDir, "write each output as DIR/NAME.npy");
@@ -82,14 +83,8 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--dim", compile.dims, dimHelp);
   compileCmd->add_option("--bind", compile.binds, bindHelp);
   compileCmd->add_option("-o,--output", compile.outDir, "output directory")->required();
-  compileCmd->add_option(
-      "--target", compile.target,
-      "cpu (LLVM, default), c (C source, system compiler), opencl (OpenCL C, any OpenCL device), "
-      "amd (AMD GPU code object, run through HIP) or cuda (NVIDIA cubin and PTX, run through the CUDA "
-      "driver)");
-  compileCmd->add_option("--gpu-arch", compile.gpuArch,
-                         "GPU to compile for (amd: gfx942 (default), gfx90a, gfx1100; cuda: sm_90 (default), sm_80, "
-                         "sm_89)");
+  compileCmd->add_option("--target", compile.target, "default cpu: " + tgc::targetHelp());
+  compileCmd->add_option("--gpu-arch", compile.gpuArch, "GPU to compile for (" + tgc::gpuArchHelp() + ")");
   compileCmd->add_option("--mcpu", compile.cpu, "CPU to compile for (default: this machine's)");
   compileCmd->add_option("--mattr", compile.features, "CPU features, LLVM syntax (+avx2,-avx512f)");
   compileCmd->add_option("--emit", compile.emit, "exe (default): an executable; lib: lib<name>.a and <name>.h");
@@ -154,6 +149,10 @@ int main(int argc, char **argv) {
   importCmd->add_option("--bind", import.binds, bindHelp);
   importCmd->add_flag("--list-ops", import.listOps, "list the ONNX operators tgc imports");
 
+  tgc::TargetsOptions targets;
+  CLI::App *targetsCmd = app.add_subcommand("targets", "list the targets tgc compiles for and their GPU architectures");
+  targetsCmd->add_flag("--markdown", targets.markdown, "as a Markdown table (docs/targets.md's)");
+
   std::vector<std::string> args = tgc::normalizeArgs(argc, argv);
   std::vector<const char *> cargs;
   for (const std::string &a : args)
@@ -164,7 +163,7 @@ int main(int argc, char **argv) {
     if (e.get_exit_code() == 0) // --help
       return app.exit(e);
     return tgc::oneLineError(
-        tgc::describeParseError({"compile", "run", "tune", "import", "info", "weights"}, args, e.what()));
+        tgc::describeParseError({"compile", "run", "tune", "import", "info", "weights", "targets"}, args, e.what()));
   }
   tgc::setupLogging(debug, /*passLevelOffset=*/4);
   tgc::setVerifyEach(verifyEach);
@@ -180,5 +179,7 @@ int main(int argc, char **argv) {
     return tgc::weightsCommand(weights);
   if (*importCmd)
     return tgc::importCommand(import);
+  if (*targetsCmd)
+    return tgc::targetsCommand(targets);
   return tgc::infoCommand(info);
 }
