@@ -123,6 +123,19 @@ bool PassManager::run(Module &m, DiagEngine &diags) {
   return true;
 }
 
+bool runPipeline(std::string_view passes, Module &m, DiagEngine &diags, const Instrumentation &inst,
+                 std::vector<PassTiming> *timings) {
+  std::string error;
+  std::optional<Pipeline> pipeline = parsePipeline(passes, error);
+  if (!pipeline)
+    internalError(error);
+  PassManager pm(*pipeline, inst);
+  bool ok = pm.run(m, diags);
+  if (timings)
+    timings->insert(timings->end(), pm.timings().begin(), pm.timings().end());
+  return ok;
+}
+
 std::string formatTimingReport(const std::vector<PassTiming> &timings) {
   double total = 0;
   for (const PassTiming &t : timings)

@@ -51,6 +51,11 @@ struct PassTiming {
   double seconds;
 };
 
+/// Run `passes` (pass and pipeline names tgc itself spells: an unknown one is an internal error) on `m` with `inst`;
+/// each pass's wall time is appended to `timings` when given. False after an error was reported to `diags`.
+bool runPipeline(std::string_view passes, Module &m, DiagEngine &diags, const Instrumentation &inst,
+                 std::vector<PassTiming> *timings = nullptr);
+
 /// The --time-passes report (mlir-opt's layout) of the given timings.
 std::string formatTimingReport(const std::vector<PassTiming> &timings);
 

@@ -96,7 +96,8 @@ std::optional<TargetDesc> gpuTargetDesc(const TargetRecord &target, const std::s
       known += std::string(known.empty() ? "" : ", ") + g->arch;
   }
   if (known.empty())
-    error = "--gpu-arch does not apply to the " + std::string(target.name) + " target (its device is chosen when "
+    error = "--gpu-arch does not apply to the " + std::string(target.name) +
+            " target (its device is chosen when "
             "the program runs)";
   else
     error = "unknown --gpu-arch '" + arch + "' for target '" + target.name + "' (available: " + known + ")";

@@ -25,7 +25,7 @@ std::string join(const std::vector<std::string> &parts, const char *separator) {
 
 const std::vector<TargetRecord> &allTargets() {
   static const std::vector<TargetRecord> targets = {
-#define TGC_TARGET(Id, name, gpu, codegen, device, triple, features, run, transcendentals, pow, help)                 \
+#define TGC_TARGET(Id, name, gpu, codegen, device, triple, features, run, transcendentals, pow, help)                  \
   {TargetId::Id, name, gpu, TargetCodegen::codegen, device, triple, features, run, transcendentals, pow, help},
 #include "Passes/Targets.def"
   };

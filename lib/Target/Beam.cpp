@@ -77,7 +77,6 @@ public:
     const UOp *call = ctx.withSrc(call_, src);
     Module m;
     m.root = ctx.withSrc(linear_, std::vector<const UOp *>{call});
-    static const Pipeline codegen = *parsePipeline("codegen", error);
     Instrumentation inst;
     inst.verifyEach = false;
     inst.verifyOutput = false;
@@ -85,7 +84,7 @@ public:
     inst.target = t_.desc;
     DiagEngine diags;
     diags.setCapture(true);
-    if (!PassManager(codegen, inst).run(m, diags)) {
+    if (!runPipeline("codegen", m, diags, inst)) {
       error = diags.captured().empty() ? "codegen failed" : diags.captured().front().message;
       return nullptr;
     }

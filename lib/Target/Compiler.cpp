@@ -457,13 +457,10 @@ bool gpuCode(const ProgramDesc &p, const TargetInfo &t, const std::string &prefi
     showSource(p.name + ".cl", code);
     return dir.empty() || writeText(dir / (p.name + ".cl"), code, error);
   }
-  case TargetCodegen::LLVMAMDGPU:
-    return amdCodeObject(p, t, prefix, dir, code, error);
-  case TargetCodegen::LLVMNVPTX:
-    return cudaCubin(p, t, prefix, dir, code, fallback, error);
+  case TargetCodegen::LLVMAMDGPU: return amdCodeObject(p, t, prefix, dir, code, error);
+  case TargetCodegen::LLVMNVPTX: return cudaCubin(p, t, prefix, dir, code, fallback, error);
   case TargetCodegen::LLVMHost:
-  case TargetCodegen::CSource:
-    break;
+  case TargetCodegen::CSource: break;
   }
   error = std::string("target '") + t.name() + "' has no GPU code generator";
   return false;

@@ -26,7 +26,7 @@ enum class LLVMFlavor { CPU, AMDGPU, NVPTX };
 
 /// The flavor of a target that renders LLVM IR (TargetRecord::rendersLLVM).
 inline LLVMFlavor llvmFlavorOf(TargetCodegen codegen) {
-  return codegen == TargetCodegen::LLVMAMDGPU ? LLVMFlavor::AMDGPU
+  return codegen == TargetCodegen::LLVMAMDGPU  ? LLVMFlavor::AMDGPU
          : codegen == TargetCodegen::LLVMNVPTX ? LLVMFlavor::NVPTX
                                                : LLVMFlavor::CPU;
 }

@@ -31,17 +31,10 @@ void lower(const Module &parsed, const TargetDesc &target) {
   Module m = parsed;
   DiagEngine diags;
   diags.setCapture(true);
-  std::string error;
-  std::optional<Pipeline> p = parsePipeline("lower-tensors,codegen", error);
-  if (!p) {
-    std::fprintf(stderr, "fuzz: %s\n", error.c_str());
-    std::abort();
-  }
-  // the pass manager expands the named pipelines; verification after every pass catches invalid IR
+  // verification after every pass catches invalid IR
   Instrumentation inst;
   inst.target = target;
-  PassManager pm(*p, inst);
-  if (!pm.run(m, diags)) {
+  if (!runPipeline("lower-tensors,codegen", m, diags, inst)) {
     for (const Diagnostic &d : diags.captured())
       if (d.message.find("became invalid") != std::string::npos) {
         std::fprintf(stderr, "fuzz: a pass produced invalid IR: %s\n", d.message.c_str());

@@ -328,7 +328,7 @@ public:
     dumpDir_ = o.against;
     if (!dumpDir_.empty())
       return true;
-    if (!lowerKernels(m, diags, target, o.opts, o.tuning))
+    if (!lowerKernels(m, diags, target, LowerOptions{o.opts, o.tuning, o.verifyEach}))
       return false;
     program_ = m.root;
     if (!jit_.build(m.root, "model", target, error))
@@ -384,7 +384,7 @@ int bisectCommand(Module &m, const RunOptions &o, const interp::ArrayMap &data,
   if (!target)
     return oneLineError(err);
   setFpContract(*target, o.fpContract);
-  if (!lowerTensors(m, diags, target->desc))
+  if (!lowerTensors(m, diags, target->desc, LowerOptions{"", {}, o.verifyEach}))
     return 1;
   const UOp *refRoot = m.root;
   Module plain = m; // compiled with --opts=none when a kernel diverges
@@ -435,7 +435,8 @@ int bisectCommand(Module &m, const RunOptions &o, const interp::ArrayMap &data,
           if (!o.against.empty())
             return 2;
           JitProgram retry;
-          if (!lowerKernels(plain, diags, *target, "none") || !retry.build(plain.root, "model", *target, error))
+          if (!lowerKernels(plain, diags, *target, LowerOptions{"none", {}, o.verifyEach}) ||
+              !retry.build(plain.root, "model", *target, error))
             return -1;
           TargetRunner runner(retry.program(), vars);
           if (!runner.start(error))

@@ -4,7 +4,7 @@
 
 #pragma once
 
-#include "Model.h"
+#include "ModelIO.h"
 
 #include <string>
 #include <vector>
@@ -32,6 +32,7 @@ struct RunOptions {
   std::string perturbKernel;       // --test-perturb-kernel: add 1 to what this kernel stores (tests of --bisect)
   std::string viz;                 // --viz=FILE.html|.json
   bool perturbActionsOnly = false; // --test-perturb-actions-only: not in --bisect's --opts=none build
+  bool verifyEach = false;         // --verify-each
 };
 int runCommand(const RunOptions &o);
 
@@ -63,6 +64,7 @@ struct CompileOptions {
   bool timePasses = false;                // --time-passes
   std::string viz;                        // --viz=FILE.html|.json
   TuningOptions tuning;
+  bool verifyEach = false; // --verify-each
 };
 int compileCommand(const CompileOptions &o);
 
@@ -73,7 +75,8 @@ struct TuneOptions {
   std::string cpu;
   std::string features;
   FpContract fpContract = FpContract::On;
-  TuningOptions tuning; // beam width 4 unless --beam says otherwise (main.cpp)
+  TuningOptions tuning;    // beam width 4 unless --beam says otherwise (main.cpp)
+  bool verifyEach = false; // --verify-each
 };
 int tuneCommand(const TuneOptions &o);
 

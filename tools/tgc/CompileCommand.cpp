@@ -57,10 +57,9 @@ int compileCommand(const CompileOptions &o) {
     r.embedWeights = false; // nothing to embed
   std::optional<viz::Trace> trace;
   if (!o.viz.empty())
-    setVizTrace(&trace.emplace(*m));
-  bool lowered = lowerForCodegen(*m, diags, *target, o.opts, o.tuning, &timings);
-  setVizTrace(nullptr);
-  if (!lowered)
+    trace.emplace(*m);
+  LowerOptions lo{o.opts, o.tuning, o.verifyEach, trace ? &*trace : nullptr, &timings};
+  if (!lowerForCodegen(*m, diags, *target, lo))
     return 1;
   reportKernels(*m);
   r.timings = &timings;

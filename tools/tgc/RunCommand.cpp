@@ -56,14 +56,12 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
   setFpContract(*target, o.fpContract);
   std::optional<viz::Trace> trace;
   if (!o.viz.empty())
-    setVizTrace(&trace.emplace(m));
-  bool lowered = lowerTensors(m, diags, target->desc);
-  if (lowered && !o.perturbKernel.empty() && !(m.root = perturbKernel(m.root, o.perturbKernel, err))) {
-    setVizTrace(nullptr);
+    trace.emplace(m);
+  LowerOptions lo{o.opts, o.tuning, o.verifyEach, trace ? &*trace : nullptr, nullptr};
+  bool lowered = lowerTensors(m, diags, target->desc, lo);
+  if (lowered && !o.perturbKernel.empty() && !(m.root = perturbKernel(m.root, o.perturbKernel, err)))
     return false;
-  }
-  lowered = lowered && lowerKernels(m, diags, *target, o.opts, o.tuning);
-  setVizTrace(nullptr);
+  lowered = lowered && lowerKernels(m, diags, *target, lo);
   if (!lowered) {
     err = "the model could not be lowered";
     return false;

@@ -28,8 +28,8 @@ std::string archList(const TargetRecord &t) {
 std::vector<Row> targetRows() {
   std::vector<Row> rows = {{"target", "kernels", "runs on", "device library", "tgc run", "--gpu-arch"}};
   for (const TargetRecord &t : allTargets())
-    rows.push_back({t.name, t.help, t.gpu ? "GPU" : "CPU", *t.device ? t.device : "-", t.run ? "yes" : "no",
-                    archList(t)});
+    rows.push_back(
+        {t.name, t.help, t.gpu ? "GPU" : "CPU", *t.device ? t.device : "-", t.run ? "yes" : "no", archList(t)});
   return rows;
 }
 

@@ -25,7 +25,8 @@ int tuneCommand(const TuneOptions &o) {
     return oneLineError(err);
   setFpContract(*target, o.fpContract);
   TuningCache cache(*target);
-  if (!lowerTensors(*m, diags, target->desc) || !fillTuningCache(*m, diags, *target, o.tuning, cache))
+  if (!lowerTensors(*m, diags, target->desc, LowerOptions{"", {}, o.verifyEach}) ||
+      !fillTuningCache(*m, diags, *target, o.tuning, cache))
     return 1;
   std::fprintf(stderr, "tgc: %s: %zu kernels tuned for %s\n", o.tuning.file.c_str(), cache.size(), target->cpu.c_str());
   return 0;
