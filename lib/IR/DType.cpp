@@ -4,6 +4,8 @@
 
 #include "IR/DType.h"
 
+#include "Runtime/tgc_runtime.h"
+
 #include <array>
 #include <limits>
 
@@ -15,10 +17,11 @@ struct ScalarInfo {
   int bits;
   ScalarKind kind;
   std::string_view cname;
+  int runtime;
 };
 
 constexpr std::array<ScalarInfo, kNumScalars> kScalars = {{
-#define TGC_SCALAR(Enum, text, bits, kind, cname) {text, bits, ScalarKind::kind, cname},
+#define TGC_SCALAR(Enum, text, bits, kind, cname, runtime) {text, bits, ScalarKind::kind, cname, runtime},
 #include "IR/DTypes.def"
 }};
 
@@ -28,6 +31,14 @@ std::string_view scalarName(Scalar s) { return kScalars[size_t(s)].name; }
 std::string_view scalarCName(Scalar s) { return kScalars[size_t(s)].cname; }
 int scalarBits(Scalar s) { return kScalars[size_t(s)].bits; }
 ScalarKind scalarKind(Scalar s) { return kScalars[size_t(s)].kind; }
+int scalarRuntimeCode(Scalar s) { return kScalars[size_t(s)].runtime; }
+
+std::optional<Scalar> scalarOfRuntimeCode(int code) {
+  for (size_t i = 0; i < kScalars.size(); ++i)
+    if (code >= 0 && kScalars[i].runtime == code)
+      return Scalar(i);
+  return std::nullopt;
+}
 
 std::optional<Scalar> scalarFromName(std::string_view text) {
   for (size_t i = 0; i < kScalars.size(); ++i)

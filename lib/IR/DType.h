@@ -17,7 +17,7 @@
 namespace tgc {
 
 enum class Scalar : uint8_t {
-#define TGC_SCALAR(Enum, text, bits, kind, cname) Enum,
+#define TGC_SCALAR(Enum, text, bits, kind, cname, runtime) Enum,
 #include "IR/DTypes.def"
 };
 
@@ -27,7 +27,7 @@ enum class ScalarKind : uint8_t { Void, Bool, Signed, Unsigned, Float, Index };
 enum class AddrSpace : uint8_t { None, Global, Local, Reg };
 
 constexpr int kNumScalars = 0
-#define TGC_SCALAR(Enum, text, bits, kind, cname) +1
+#define TGC_SCALAR(Enum, text, bits, kind, cname, runtime) +1
 #include "IR/DTypes.def"
     ;
 
@@ -35,6 +35,10 @@ std::string_view scalarName(Scalar s);
 std::string_view scalarCName(Scalar s);
 int scalarBits(Scalar s);
 ScalarKind scalarKind(Scalar s);
+/// The runtime ABI's tgc_dtype for buffers of this scalar (DTypes.def's runtime column); -1 for void and index.
+int scalarRuntimeCode(Scalar s);
+/// The scalar whose tgc_dtype (and rt::ElemType) is `code`; nullopt for none.
+std::optional<Scalar> scalarOfRuntimeCode(int code);
 std::optional<Scalar> scalarFromName(std::string_view text);
 std::string_view addrSpaceName(AddrSpace a);
 
@@ -87,7 +91,7 @@ private:
 };
 
 namespace dt {
-#define TGC_SCALAR(Enum, text, bits, kind, cname) inline constexpr DType Enum{Scalar::Enum};
+#define TGC_SCALAR(Enum, text, bits, kind, cname, runtime) inline constexpr DType Enum{Scalar::Enum};
 #include "IR/DTypes.def"
 } // namespace dt
 

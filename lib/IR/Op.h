@@ -47,6 +47,10 @@ enum : uint32_t {
   T = 1u << 3, // allowed in tensor graphs
   K = 1u << 4, // allowed in kernel graphs
   P = 1u << 5, // allowed in programs
+  Flt = 1u << 6,  // operands and result are floats (the verifier checks it)
+  Int = 1u << 7,  // operands and result are integers
+  Bits = 1u << 8, // bitwise: integers or bools
+  Cost = 1u << 9, // costly enough that recomputing it per iteration of an inner loop is worse than a buffer
 };
 } // namespace opflag
 
@@ -60,6 +64,10 @@ uint32_t opFlags(Op op);
 inline bool isCommutative(Op op) { return opFlags(op) & opflag::Comm; }
 inline bool isAssociative(Op op) { return opFlags(op) & opflag::Assoc; }
 inline bool isIdempotent(Op op) { return opFlags(op) & opflag::Idem; }
+inline bool isFloatOnly(Op op) { return opFlags(op) & opflag::Flt; }
+inline bool isIntOnly(Op op) { return opFlags(op) & opflag::Int; }
+inline bool isBitwise(Op op) { return opFlags(op) & opflag::Bits; }
+inline bool isCostly(Op op) { return opFlags(op) & opflag::Cost; }
 
 /// A set of ops, used by patterns and by the verifier.
 class OpSet {

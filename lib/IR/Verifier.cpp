@@ -78,8 +78,7 @@ std::string checkArity(const UOp *u) {
 }
 
 std::string checkUnary(const UOp *u) {
-  static const OpSet floatOnly = {Op::Exp2, Op::Log2, Op::Sin, Op::Sqrt, Op::Recip, Op::Trunc};
-  if (floatOnly.contains(u->op()) && !u->dtype().isFloat())
+  if (isFloatOnly(u->op()) && !u->dtype().isFloat())
     return "needs a float dtype, has " + dt(u->dtype());
   if (u->op() == Op::Neg && !isNumeric(u->dtype()))
     return "needs a numeric dtype, has " + dt(u->dtype());
@@ -99,16 +98,13 @@ std::string checkBinary(const UOp *u) {
       return "result must be " + dt(dt::Bool.vec(in.lanes())) + ", is " + dt(d);
     return "";
   }
-  static const OpSet intOnly = {Op::Idiv, Op::Mod, Op::Floordiv, Op::Floormod, Op::Shl, Op::Shr};
-  static const OpSet floatOnly = {Op::Fdiv, Op::Pow};
-  static const OpSet bitwise = {Op::And, Op::Or, Op::Xor};
-  if (intOnly.contains(op) && !d.isInt())
+  if (isIntOnly(op) && !d.isInt())
     return "needs an integer dtype, has " + dt(d);
-  if (floatOnly.contains(op) && !d.isFloat())
+  if (isFloatOnly(op) && !d.isFloat())
     return "needs a float dtype, has " + dt(d);
-  if (bitwise.contains(op) && !d.isInt() && !d.isBool())
+  if (isBitwise(op) && !d.isInt() && !d.isBool())
     return "needs an integer or bool dtype, has " + dt(d);
-  if (!bitwise.contains(op) && !isNumeric(d))
+  if (!isBitwise(op) && !isNumeric(d))
     return "needs a numeric dtype, has " + dt(d);
   return sameAsOperands(u, 0);
 }

@@ -104,44 +104,12 @@ Arg fromInt(int64_t v, DType d) {
 }
 
 std::optional<rt::ElemType> elemTypeOf(DType d) {
-  if (d.isPtr() || d.isVector())
+  int code = d.isPtr() || d.isVector() ? -1 : scalarRuntimeCode(d.scalar());
+  if (code < 0)
     return std::nullopt;
-  switch (d.scalar()) {
-  case Scalar::Bool:
-    return rt::ElemType::Bool;
-  case Scalar::I8:
-    return rt::ElemType::I8;
-  case Scalar::U8:
-    return rt::ElemType::U8;
-  case Scalar::I16:
-    return rt::ElemType::I16;
-  case Scalar::U16:
-    return rt::ElemType::U16;
-  case Scalar::I32:
-    return rt::ElemType::I32;
-  case Scalar::U32:
-    return rt::ElemType::U32;
-  case Scalar::I64:
-    return rt::ElemType::I64;
-  case Scalar::U64:
-    return rt::ElemType::U64;
-  case Scalar::F16:
-    return rt::ElemType::F16;
-  case Scalar::BF16:
-    return rt::ElemType::BF16;
-  case Scalar::F32:
-    return rt::ElemType::F32;
-  case Scalar::F64:
-    return rt::ElemType::F64;
-  default:
-    return std::nullopt;
-  }
+  return rt::ElemType(code);
 }
 
-DType dtypeOf(rt::ElemType t) {
-  static const DType map[] = {dt::Bool, dt::I8,  dt::U8,  dt::I16,  dt::U16, dt::I32, dt::U32,
-                              dt::I64,  dt::U64, dt::F16, dt::BF16, dt::F32, dt::F64};
-  return map[size_t(t)];
-}
+DType dtypeOf(rt::ElemType t) { return DType(*scalarOfRuntimeCode(int(t))); }
 
 } // namespace tgc::interp

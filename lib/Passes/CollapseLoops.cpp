@@ -50,8 +50,7 @@ std::unordered_map<const UOp *, int> dependence(const std::vector<const UOp *> &
 
 /// Work that must not run once per merged iteration when it depends on the outer loop alone.
 bool costly(const UOp *u) {
-  static const OpSet ops = {Op::Store, Op::Reduce, Op::Exp2, Op::Log2, Op::Sin, Op::Sqrt, Op::Recip, Op::Fdiv, Op::Pow};
-  return ops.contains(u->op());
+  return u->op() == Op::Store || u->op() == Op::Reduce || isCostly(u->op());
 }
 
 /// The kernel's two outermost loops (after expand: loop, block and reduce ranges), before the checks.

@@ -94,11 +94,9 @@ constexpr int64_t kRecomputeFactor = 32;
 /// What a loop over a variable dimension counts for there.
 constexpr int64_t kVariableTrips = 64;
 
-/// Elementwise ops costly enough that recomputing them for every step of a reduce loop costs more than a buffer.
-bool isExpensive(Op op) {
-  return op == Op::Exp2 || op == Op::Log2 || op == Op::Sin || op == Op::Sqrt || op == Op::Recip || op == Op::Fdiv ||
-         op == Op::Pow;
-}
+/// Elementwise ops costly enough that recomputing them for every step of a reduce loop costs more than a buffer
+/// (Ops.def's Cost flag).
+bool isExpensive(Op op) { return isCostly(op); }
 
 struct Buffers {
   std::map<const UOp *, const UOp *> of;        // tensor node -> buffer

@@ -4,6 +4,8 @@
 
 #pragma once
 
+#include "Runtime/tgc_runtime.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -12,7 +14,22 @@
 namespace tgc::rt {
 
 /// Element types a tensor can have at the program boundary (the IR's scalars minus void and index).
-enum class ElemType : uint8_t { Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64 };
+/// The ABI's tgc_dtype as a C++ enum: the IR maps its scalars to these through DTypes.def's runtime column.
+enum class ElemType : uint8_t {
+  Bool = TGC_BOOL,
+  I8 = TGC_I8,
+  U8 = TGC_U8,
+  I16 = TGC_I16,
+  U16 = TGC_U16,
+  I32 = TGC_I32,
+  U32 = TGC_U32,
+  I64 = TGC_I64,
+  U64 = TGC_U64,
+  F16 = TGC_F16,
+  BF16 = TGC_BF16,
+  F32 = TGC_F32,
+  F64 = TGC_F64,
+};
 
 int elemSize(ElemType t);
 std::string_view elemName(ElemType t); // "f32", "i64", ... as in the .uop format

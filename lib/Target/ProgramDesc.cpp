@@ -13,18 +13,19 @@
 namespace tgc {
 
 tgc_dtype runtimeDType(DType d) {
-  static const std::map<Scalar, tgc_dtype> m = {
-      {Scalar::Bool, TGC_BOOL}, {Scalar::I8, TGC_I8},   {Scalar::U8, TGC_U8},     {Scalar::I16, TGC_I16},
-      {Scalar::U16, TGC_U16},   {Scalar::I32, TGC_I32}, {Scalar::U32, TGC_U32},   {Scalar::I64, TGC_I64},
-      {Scalar::U64, TGC_U64},   {Scalar::F16, TGC_F16}, {Scalar::BF16, TGC_BF16}, {Scalar::F32, TGC_F32},
-      {Scalar::F64, TGC_F64}};
-  return m.at(d.element().scalar());
+  int code = scalarRuntimeCode(d.element().scalar());
+  if (code < 0)
+    internalError("a buffer of " + d.str() + " has no runtime dtype");
+  return tgc_dtype(code);
 }
 
 const char *runtimeDTypeName(DType d) {
-  static const char *names[] = {"TGC_BOOL", "TGC_I8",  "TGC_U8",  "TGC_I16",  "TGC_U16", "TGC_I32", "TGC_U32",
-                                "TGC_I64",  "TGC_U64", "TGC_F16", "TGC_BF16", "TGC_F32", "TGC_F64"};
-  return names[runtimeDType(d)];
+  static const char *const names[] = {
+#define TGC_SCALAR(Enum, text, bits, kind, cname, runtime) #runtime,
+#include "IR/DTypes.def"
+  };
+  runtimeDType(d); // checks that there is one
+  return names[size_t(d.element().scalar())];
 }
 
 static tgc_buffer_kind kindOf(const std::string &k) {
