@@ -59,6 +59,7 @@ private:
   }
   bool readOpset(const onnx::ModelProto &model);
   bool bindInitializers(const onnx::GraphProto &g);
+  bool checkFlagNames(const onnx::GraphProto &g);
   bool bindInputs(const onnx::GraphProto &g);
   bool checkOperators(const onnx::GraphProto &g);
   bool importNode(const onnx::NodeProto &node, int index);
@@ -140,7 +141,35 @@ bool Importer::bindInitializers(const onnx::GraphProto &g) {
   return true;
 }
 
+/// A --dim or --bind name the model does not have is an error (a misspelling would otherwise be ignored).
+bool Importer::checkFlagNames(const onnx::GraphProto &g) {
+  std::set<std::string> inputs, dims;
+  for (const onnx::ValueInfoProto &vi : g.input()) {
+    inputs.insert(vi.name());
+    if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
+      for (const onnx::TensorShapeProto_Dimension &dim : vi.type().tensor_type().shape().dim())
+        if (dim.has_dim_param() && !dim.has_dim_value())
+          dims.insert(dim.dim_param());
+  }
+  auto list = [](const std::set<std::string> &names) {
+    std::string out;
+    for (const std::string &n : names)
+      out += (out.empty() ? "" : ", ") + n;
+    return out.empty() ? std::string("none") : out;
+  };
+  for (const auto &[name, size] : opts_.dims)
+    if (!dims.count(name))
+      return error("--dim " + name + ": the model has no dynamic dimension '" + name +
+                   "' (its dynamic dimensions: " + list(dims) + ")");
+  for (const auto &[name, array] : opts_.bound)
+    if (!inputs.count(name))
+      return error("--bind " + name + ": the model has no input '" + name + "' (its inputs: " + list(inputs) + ")");
+  return true;
+}
+
 bool Importer::bindInputs(const onnx::GraphProto &g) {
+  if (!checkFlagNames(g))
+    return false;
   for (const onnx::ValueInfoProto &vi : g.input()) {
     if (values_.count(vi.name()))
       continue; // an initializer listed as an input too (IR version < 4): its data is the value

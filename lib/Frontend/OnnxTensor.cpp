@@ -233,8 +233,10 @@ rt::Array makeArray(rt::ElemType t, const Shape &shape, const std::vector<double
 
 bool readOnnxTensorFile(const std::string &path, rt::Array &out, std::string &name, std::string &error) {
   std::string bytes;
-  if (!readFile(path, bytes, error))
+  if (!readFile(path, bytes, error)) {
+    error = "cannot read '" + path + "': " + error;
     return false;
+  }
   onnx::TensorProto t;
   if (bytes.size() > size_t(INT32_MAX) || !t.ParseFromArray(bytes.data(), int(bytes.size()))) {
     error = "'" + path + "' is not an ONNX TensorProto";

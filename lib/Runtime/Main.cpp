@@ -340,12 +340,8 @@ void dumpCall(void *user, int c, void *const *args) {
   }
 }
 
-} // namespace
-
-extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
-  Options o;
-  if (int rc = parseArgs(argc, argv, o); rc >= 0)
-    return rc;
+/// The first --input name the model does not have, as an error listing those it has; "" when all are known.
+std::string unknownInput(const tgc_program_info *p, const Options &o) {
   for (const auto &[name, file] : o.inputs) {
     bool known = false;
     std::string names;
@@ -356,8 +352,79 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
       names += (names.empty() ? "" : ", ") + std::string(p->buffers[i].name);
     }
     if (!known)
-      return die("no input named '" + name + "' (the model has: " + (names.empty() ? "none" : names) + ")");
+      return "no input named '" + name + "' (the model has: " + (names.empty() ? "none" : names) + ")";
   }
+  return "";
+}
+
+/// Weights neither embedded nor in a file are generated like inputs, for testing; the arrays must outlive `m`.
+std::vector<tgc::rt::Array> generateMissingWeights(const tgc_program_info *p, tgc_model *m, uint64_t seed) {
+  std::vector<tgc::rt::Array> generated;
+  generated.reserve(size_t(p->num_buffers));
+  for (int i = 0; i < p->num_buffers && !tgc_model_ready(m); ++i) {
+    const tgc_buffer_info &b = p->buffers[i];
+    if (b.kind != TGC_WEIGHT || b.data)
+      continue;
+    generated.emplace_back();
+    generated.back().type = tgc::rt::ElemType(b.dtype);
+    generated.back().shape = shapeOf(b);
+    tgc::rt::fillRandom(generated.back(), seed, b.name);
+    tgc_model_bind_weight(m, b.name, generated.back().data.data());
+  }
+  return generated;
+}
+
+/// --bench N: warm-up runs until each call's thread count is chosen, then N timed runs; prints the min and median
+/// (and with TGC_DEBUG=2 the kernels by time). False when a run fails (tgc_model_error says why).
+bool benchmark(const tgc_program_info *p, tgc_model *m, const std::vector<const void *> &in,
+               const std::vector<void *> &out, int runs) {
+  while (!tgc_model_settled(m))
+    if (tgc_model_run(m, in.data(), out.data()) != 0)
+      return false;
+  std::vector<double> times;
+  std::vector<std::vector<double>> callTimes; // per run, with TGC_DEBUG=2: each call's seconds
+  const char *debug = std::getenv("TGC_DEBUG");
+  bool profile = debug && std::atoi(debug) >= 2;
+  for (int r = 0; r < runs; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    if (tgc_model_run(m, in.data(), out.data()) != 0)
+      return false;
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (profile)
+      callTimes.emplace_back(tgc_model_call_seconds(m), tgc_model_call_seconds(m) + p->num_calls);
+  }
+  printTimes(times);
+  if (profile && p->num_calls > 0)
+    printKernelSummary(p, callTimes);
+  return true;
+}
+
+/// --output-dir DIR: each output as DIR/NAME.npy, all or none, DIR created with its parents.
+bool writeOutputs(const std::string &dir, const std::vector<const tgc_buffer_info *> &info,
+                  const std::vector<tgc::rt::Array> &outputs, std::string &error) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    error = "cannot create directory '" + dir + "': " + ec.message();
+    return false;
+  }
+  std::vector<std::string> paths;
+  std::vector<const tgc::rt::Array *> arrays;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    paths.push_back(dir + "/" + info[i]->name + ".npy");
+    arrays.push_back(&outputs[i]);
+  }
+  return tgc::rt::writeNpyAll(paths, arrays, error);
+}
+
+} // namespace
+
+extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
+  Options o;
+  if (int rc = parseArgs(argc, argv, o); rc >= 0)
+    return rc;
+  if (std::string unknown = unknownInput(p, o); !unknown.empty())
+    return die(unknown);
   std::vector<tgc::rt::Array> inputs, outputs;
   std::vector<const tgc_buffer_info *> generatedFrom; // per input: its buffer when generated, else null
   std::vector<const void *> inPtrs;
@@ -406,19 +473,7 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
   for (const auto &[v, n] : vars)
     if (tgc_model_set_variable(m, p->buffers[v].name, n) != 0)
       return die(tgc_model_error(m));
-  // weights neither embedded nor in a file are generated like inputs, for testing
-  std::vector<tgc::rt::Array> generated;
-  generated.reserve(size_t(p->num_buffers));
-  for (int i = 0; i < p->num_buffers && !tgc_model_ready(m); ++i) {
-    const tgc_buffer_info &b = p->buffers[i];
-    if (b.kind != TGC_WEIGHT || b.data)
-      continue;
-    generated.emplace_back();
-    generated.back().type = tgc::rt::ElemType(b.dtype);
-    generated.back().shape = shapeOf(b);
-    tgc::rt::fillRandom(generated.back(), o.seed, b.name);
-    tgc_model_bind_weight(m, b.name, generated.back().data.data());
-  }
+  std::vector<tgc::rt::Array> generated = generateMissingWeights(p, m, o.seed);
   BufferDump dump{p, vars, o.dumpDir, ""};
   if (!o.dumpDir.empty()) {
     if (p->device)
@@ -434,26 +489,8 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
   tgc_model_set_call_hook(m, nullptr, nullptr);
   if (!dump.error.empty())
     return die(dump.error);
-  if (o.bench > 0) {
-    while (!tgc_model_settled(m)) // the runs that choose each call's threads are warm-ups
-      if (tgc_model_run(m, inPtrs.data(), outPtrs.data()) != 0)
-        return die(tgc_model_error(m));
-    std::vector<double> times;
-    std::vector<std::vector<double>> callTimes; // per run, with TGC_DEBUG=2: each call's seconds
-    const char *debug = std::getenv("TGC_DEBUG");
-    bool profile = debug && std::atoi(debug) >= 2;
-    for (int r = 0; r < o.bench; ++r) {
-      auto start = std::chrono::steady_clock::now();
-      if (tgc_model_run(m, inPtrs.data(), outPtrs.data()) != 0)
-        return die(tgc_model_error(m));
-      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      if (profile)
-        callTimes.emplace_back(tgc_model_call_seconds(m), tgc_model_call_seconds(m) + p->num_calls);
-    }
-    printTimes(times);
-    if (profile && p->num_calls > 0)
-      printKernelSummary(p, callTimes);
-  }
+  if (o.bench > 0 && !benchmark(p, m, inPtrs, outPtrs, o.bench))
+    return die(tgc_model_error(m));
   tgc_model_destroy(m);
   // the host arrays only when the values are printed or written (a 64 MiB output costs 16K page faults)
   if (o.print || !o.outputDir.empty())
@@ -461,20 +498,8 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
       const auto *bytes = static_cast<const uint8_t *>(outMem[i].data());
       outputs[i].data.assign(bytes, bytes + outputs[i].byteSize());
     }
-  if (!o.outputDir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.outputDir, ec);
-    if (ec)
-      return die("cannot create directory '" + o.outputDir + "': " + ec.message());
-    std::vector<std::string> paths;
-    std::vector<const tgc::rt::Array *> arrays;
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      paths.push_back(o.outputDir + "/" + outInfo[i]->name + ".npy");
-      arrays.push_back(&outputs[i]);
-    }
-    if (!tgc::rt::writeNpyAll(paths, arrays, error))
-      return die(error);
-  }
+  if (!o.outputDir.empty() && !writeOutputs(o.outputDir, outInfo, outputs, error))
+    return die(error);
   for (size_t i = 0; i < outputs.size(); ++i) {
     const tgc_buffer_info &b = *outInfo[i];
     std::string shape = tgc::rt::shapeString(outputs[i].shape);

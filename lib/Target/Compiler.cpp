@@ -466,6 +466,100 @@ bool gpuCode(const ProgramDesc &p, const TargetInfo &t, const std::string &prefi
   return false;
 }
 
+/// Every kernel of a CPU program into an object under `kdir`, several at once (each its own LLVMContext and
+/// TargetMachine, or its own C compiler process); their paths are appended to `objects`.
+bool compileCpuKernels(const ProgramDesc &p, const CompileRequest &r, const std::string &prefix, const fs::path &kdir,
+                       std::vector<std::string> &objects, Laps &laps, std::string &error) {
+  KernelTimes times;
+  times.each.resize(p.kernels.size());
+  std::vector<Effort> effort = kernelEfforts(p);
+  // LLVM's time grows with the number of vector elements it handles; at O1 a kernel takes about a quarter of it
+  std::vector<double> cost;
+  for (size_t i = 0; i < p.kernels.size(); ++i)
+    cost.push_back(compileCost(p.kernels[i].linear) * (effort[i] == Effort::Once ? 0.25 : 1.0));
+  bool llvm = r.target.target().rendersLLVM();
+  auto compileKernel = [&](size_t i, std::string &err) {
+    const KernelDesc &k = p.kernels[i];
+    std::string symbol = prefix + k.symbol;
+    if (llvm) {
+      KernelSteps steps;
+      bool ok = compileKernelLLVM(k, symbol, r, kdir, effort[i], steps, err);
+      times.add(i, steps);
+      return ok;
+    }
+    std::string source = renderKernelC(k.linear, k.info, symbol);
+    showSource(k.symbol + ".c", source);
+    return writeText(kdir / (k.symbol + ".c"), source, err) &&
+           run(cCompile(r, kdir / (k.symbol + ".c"), kdir / (k.symbol + ".o"), ""), err);
+  };
+  if (!parallelFor(p.kernels.size(), compileKernel, cost, error))
+    return false;
+  for (const KernelDesc &k : p.kernels)
+    objects.push_back((kdir / (k.symbol + ".o")).string());
+  char what[256];
+  if (!llvm)
+    std::snprintf(what, sizeof what, "kernels: C compiler (%zu kernels on %zu threads)", p.kernels.size(),
+                  workersFor(p.kernels.size()));
+  else
+    std::snprintf(what, sizeof what,
+                  "kernels: %zu on %zu threads (thread time: render %.3f s, LLVM optimize %.3f s, object %.3f s)",
+                  p.kernels.size(), workersFor(p.kernels.size()), times.total.render, times.total.optimize,
+                  times.total.object);
+  laps.lap(what);
+  if (r.kernelReport && llvm)
+    *r.kernelReport = formatKernelTimings(p, times, effort);
+  return true;
+}
+
+/// The executable r.outDir/<name> from the objects and the runtime: lld in process where it can, else ld.lld or
+/// the C++ compiler's driver (sanitizers, other compilers).
+bool linkExecutable(const std::vector<std::string> &objects, const RuntimeFiles &rt, const CompileRequest &r,
+                    Laps &laps, std::string &error) {
+  std::string exe = (fs::path(r.outDir) / r.name).string();
+  std::vector<std::string> inputs = objects;
+  inputs.push_back(rt.library);
+  std::vector<std::string> argv;
+  if (!r.sanitize && rt.linkFlags.empty())
+    argv = directLinkCommand(inputs, exe);
+  bool direct = !argv.empty();
+  if (!direct)
+    argv = driverLinkCommand(r, rt, inputs, exe);
+  bool inProcess = direct && haveInProcessLinker();
+  bool ok = run(argv, error, inProcess);
+  laps.lap(inProcess ? "link (lld in process)" : direct ? "link (ld.lld)" : "link (C++ compiler driver)");
+  return ok;
+}
+
+/// --emit lib: the header, the runtime's header beside it, and one archive lib<name>.a with the runtime's objects
+/// inside.
+bool archiveLibrary(const ProgramDesc &p, const EmitOptions &eo, const std::vector<std::string> &objects,
+                    const RuntimeFiles &rt, const CompileRequest &r, Laps &laps, std::string &error) {
+  fs::path out(r.outDir);
+  if (!writeText(out / (r.name + ".h"), emitHeader(p, eo), error))
+    return false;
+  std::error_code ec;
+  fs::copy_file(fs::path(rt.includeDir) / "tgc_runtime.h", out / "tgc_runtime.h", fs::copy_options::overwrite_existing,
+                ec);
+  fs::path rtdir = out / "build" / "runtime-objects";
+  fs::remove_all(rtdir, ec);
+  fs::create_directories(rtdir, ec);
+  if (!run({archiver(), "x", fs::absolute(rt.library).string(), "--output", rtdir.string()}, error))
+    return false;
+  std::vector<std::string> members;
+  for (const auto &e : fs::directory_iterator(rtdir))
+    members.push_back(e.path().string());
+  std::sort(members.begin(), members.end()); // deterministic archive order
+  fs::path lib = out / ("lib" + r.name + ".a");
+  fs::remove(lib, ec);
+  std::vector<std::string> argv = {archiver(), "rcsD", lib.string()};
+  argv.insert(argv.end(), objects.begin(), objects.end());
+  argv.insert(argv.end(), members.begin(), members.end());
+  bool ok = run(argv, error);
+  fs::remove_all(rtdir, ec);
+  laps.lap("header and archive");
+  return ok;
+}
+
 } // namespace
 
 /// Everything compileProgram writes, into r.outDir (a fresh, empty directory).
@@ -482,7 +576,8 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   }
   std::string prefix = symbolName(r.name) + "_";
   fs::path out(r.outDir);
-  fs::path kdir = out / "kernels";
+  fs::path work = out / "build"; // intermediates; the product (executable or library) is in `out` itself
+  fs::path kdir = work / "kernels";
   std::error_code ec;
   fs::create_directories(kdir, ec);
   if (ec) {
@@ -492,28 +587,6 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   RuntimeFiles rt;
   if (!findRuntime(rt, error))
     return false;
-  // kernels compile independently (each its own LLVMContext and TargetMachine, or its own C compiler process)
-  KernelTimes times;
-  times.each.resize(p.kernels.size());
-  std::vector<Effort> effort = kernelEfforts(p);
-  // LLVM's time grows with the number of vector elements it handles; at O1 a kernel takes about a quarter of it
-  std::vector<double> cost;
-  for (size_t i = 0; i < p.kernels.size(); ++i)
-    cost.push_back(compileCost(p.kernels[i].linear) * (effort[i] == Effort::Once ? 0.25 : 1.0));
-  auto compileKernel = [&](size_t i, std::string &err) {
-    const KernelDesc &k = p.kernels[i];
-    std::string symbol = prefix + k.symbol;
-    if (r.target.target().rendersLLVM()) {
-      KernelSteps steps;
-      bool ok = compileKernelLLVM(k, symbol, r, kdir, effort[i], steps, err);
-      times.add(i, steps);
-      return ok;
-    }
-    std::string source = renderKernelC(k.linear, k.info, symbol);
-    showSource(k.symbol + ".c", source);
-    return writeText(kdir / (k.symbol + ".c"), source, err) &&
-           run(cCompile(r, kdir / (k.symbol + ".c"), kdir / (k.symbol + ".o"), ""), err);
-  };
   std::string weightsPath = r.weightsFile;
   if (r.bundleWeights && !r.embedWeights && !r.weightsFile.empty()) {
     std::error_code ec;
@@ -529,8 +602,8 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   laps.lap("describe the program");
   // the program tables: C, compiled by the system C compiler (data and small wrappers: -O1 is enough), while the
   // kernels compile where the tables are known before them (CPU targets)
-  fs::path modelC = out / (r.name + "_model.c");
-  fs::path modelO = out / (r.name + "_model.o");
+  fs::path modelC = work / (r.name + "_model.c");
+  fs::path modelO = work / (r.name + "_model.o");
   // An executable on the cpu target gets its tables' object from LLVM, from the same description (the C compiler's
   // start-up alone took longer than the link); model.c is still written, to read.
   bool llvmTables = r.target.target().codegen == TargetCodegen::LLVMHost && !r.library && !r.sanitize;
@@ -552,7 +625,7 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   if (hasWeights && r.embedWeights)
     weights = std::async(std::launch::async, [&] {
       std::string err;
-      return weightsObject(p, r, prefix, out / "weights.o", err) ? std::string() : err;
+      return weightsObject(p, r, prefix, work / "weights.o", err) ? std::string() : err;
     });
   std::future<std::string> tables;
   if (isGpuTarget(r.target)) {
@@ -562,28 +635,14 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     tables = std::async(std::launch::deferred, compileTables);
   } else {
     tables = std::async(std::launch::async, compileTables);
-    if (!parallelFor(p.kernels.size(), compileKernel, cost, error))
+    if (!compileCpuKernels(p, r, prefix, kdir, objects, laps, error))
       return false;
-    for (const KernelDesc &k : p.kernels)
-      objects.push_back((kdir / (k.symbol + ".o")).string());
-    char what[256];
-    if (!r.target.target().rendersLLVM())
-      std::snprintf(what, sizeof what, "kernels: C compiler (%zu kernels on %zu threads)", p.kernels.size(),
-                    workersFor(p.kernels.size()));
-    else
-      std::snprintf(what, sizeof what,
-                    "kernels: %zu on %zu threads (thread time: render %.3f s, LLVM optimize %.3f s, object %.3f s)",
-                    p.kernels.size(), workersFor(p.kernels.size()), times.total.render, times.total.optimize,
-                    times.total.object);
-    laps.lap(what);
-    if (r.kernelReport && r.target.target().rendersLLVM())
-      *r.kernelReport = formatKernelTimings(p, times, effort);
   }
   if (weights.valid()) {
     error = weights.get();
     if (!error.empty())
       return false;
-    objects.push_back((out / "weights.o").string());
+    objects.push_back((work / "weights.o").string());
     laps.lap("weights object"); // what is left to wait for after the kernels
   }
   error = tables.get();
@@ -591,43 +650,7 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     return false;
   laps.lap(llvmTables ? "program tables (LLVM)" : "program tables (C compiler)"); // the wait for it after the kernels
   objects.insert(objects.begin(), modelO.string());
-  if (!r.library) {
-    std::vector<std::string> inputs = objects;
-    inputs.push_back(rt.library);
-    std::vector<std::string> argv;
-    if (!r.sanitize && rt.linkFlags.empty())
-      argv = directLinkCommand(inputs, (out / r.name).string());
-    bool direct = !argv.empty();
-    if (!direct)
-      argv = driverLinkCommand(r, rt, inputs, (out / r.name).string());
-    bool inProcess = direct && haveInProcessLinker();
-    bool ok = run(argv, error, inProcess);
-    laps.lap(inProcess ? "link (lld in process)" : direct ? "link (ld.lld)" : "link (C++ compiler driver)");
-    return ok;
-  }
-  // library: the header, the runtime's header beside it, and one archive with the runtime's objects inside
-  if (!writeText(out / (r.name + ".h"), emitHeader(p, eo), error))
-    return false;
-  fs::copy_file(fs::path(rt.includeDir) / "tgc_runtime.h", out / "tgc_runtime.h", fs::copy_options::overwrite_existing,
-                ec);
-  fs::path rtdir = out / "runtime-objects";
-  fs::remove_all(rtdir, ec);
-  fs::create_directories(rtdir, ec);
-  if (!run({archiver(), "x", fs::absolute(rt.library).string(), "--output", rtdir.string()}, error))
-    return false;
-  std::vector<std::string> members;
-  for (const auto &e : fs::directory_iterator(rtdir))
-    members.push_back(e.path().string());
-  std::sort(members.begin(), members.end()); // deterministic archive order
-  fs::path lib = out / ("lib" + r.name + ".a");
-  fs::remove(lib, ec);
-  std::vector<std::string> argv = {archiver(), "rcsD", lib.string()};
-  argv.insert(argv.end(), objects.begin(), objects.end());
-  argv.insert(argv.end(), members.begin(), members.end());
-  bool ok = run(argv, error);
-  fs::remove_all(rtdir, ec);
-  laps.lap("header and archive");
-  return ok;
+  return r.library ? archiveLibrary(p, eo, objects, rt, r, laps, error) : linkExecutable(objects, rt, r, laps, error);
 }
 
 /// The marker of a directory that tgc compile owns (and may replace whole).
@@ -642,7 +665,7 @@ bool replaceable(const fs::path &dir, std::string &error) {
     error = "'" + dir.string() + "' exists and is not a directory";
     return false;
   }
-  if (fs::is_empty(dir, ec) || fs::exists(dir / kOutputMarker, ec) || fs::exists(dir / "kernels", ec))
+  if (fs::is_empty(dir, ec) || fs::exists(dir / kOutputMarker, ec))
     return true;
   error = "output directory '" + dir.string() +
           "' is not empty and was not written by tgc compile (choose another, "

@@ -34,11 +34,12 @@ struct CompileRequest {
   std::string *kernelReport = nullptr;
 };
 
-/// Compile a linear program whose kernels are linearized into files under r.outDir:
-/// kernels/<kernel>.{c,ll,o}, <name>_model.{c,o}, then the executable <name>, or lib<name>.a with <name>.h.
+/// Compile a linear program whose kernels are linearized into r.outDir: the product, the executable <name> or
+/// lib<name>.a with <name>.h and tgc_runtime.h (and <name>.safetensors when an imported model's weights are read at
+/// run time), and the intermediates under build/: kernels/<kernel>.{c,ll,o}, <name>_model.{c,o}, weights.o.
 /// All or nothing: the files are built in a staging directory beside r.outDir, which then replaces r.outDir whole
 /// (so no stale file survives). An existing r.outDir is replaced only when it is empty or was written by tgc
-/// compile (it holds .tgc-output or kernels/).
+/// compile (it holds .tgc-output).
 bool compileProgram(const UOp *root, const CompileRequest &r, std::string &error);
 
 /// A program compiled into this process (LLVM's JIT), described for the runtime.

@@ -72,12 +72,12 @@ llvm::Align elementAlign(DType d) { return llvm::Align(uint64_t(std::max(1, d.el
 
 /// GPU address spaces, the same numbers on AMDGPU and NVPTX: global memory and the work-group's local (shared)
 /// memory.
-constexpr unsigned kAmdGlobal = 1;
+constexpr unsigned kGpuGlobal = 1;
+constexpr unsigned kGpuLocal = 3;
 /// Tile columns are transposed in slices of this many bits (an AVX-512 register; on AVX2 LLVM splits each shuffle in
 /// two halves that stay within their registers).
 constexpr int64_t kTileRegisterBits = 512;
 constexpr uint64_t kGpuParamAlign = 16;
-constexpr unsigned kAmdLocal = 3;
 
 class LLVMKernel {
 public:
@@ -117,7 +117,7 @@ public:
   /// A PTX kernel (the ptx_kernel calling convention and the nvvm.annotations "kernel" entry) with one global
   /// pointer per buffer slot and its block size as maxntid.
   void nvptxKernel(const std::string &fn) {
-    std::vector<llvm::Type *> params(info_.params.size(), llvm::PointerType::get(c_, kAmdGlobal));
+    std::vector<llvm::Type *> params(info_.params.size(), llvm::PointerType::get(c_, kGpuGlobal));
     auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), params, false);
     f_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, fn, mod_);
     f_->setCallingConv(llvm::CallingConv::PTX_Kernel);
@@ -140,7 +140,7 @@ public:
 
   /// An amdgpu_kernel with one global pointer per buffer slot, sized for its work-group.
   void amdgpuKernel(const std::string &fn) {
-    std::vector<llvm::Type *> params(info_.params.size(), llvm::PointerType::get(c_, kAmdGlobal));
+    std::vector<llvm::Type *> params(info_.params.size(), llvm::PointerType::get(c_, kGpuGlobal));
     auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), params, false);
     f_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, fn, mod_);
     f_->setCallingConv(llvm::CallingConv::AMDGPU_KERNEL);
@@ -285,7 +285,7 @@ private:
     auto *t = llvm::ArrayType::get(memoryType(c_, u->dtype().pointee()), uint64_t(u->arg().getTuple()[1].getInt()));
     auto *g = new llvm::GlobalVariable(mod_, t, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(t),
                                        f_->getName() + ".shared" + std::to_string(u->arg().getTuple()[0].getInt()),
-                                       nullptr, llvm::GlobalValue::NotThreadLocal, kAmdLocal);
+                                       nullptr, llvm::GlobalValue::NotThreadLocal, kGpuLocal);
     g->setAlignment(llvm::Align(16));
     values_[u] = g;
   }

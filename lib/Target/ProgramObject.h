@@ -1,5 +1,5 @@
 //===- ProgramObject.h - An executable's program tables, built by LLVM -*- C++ -*-===//
-// The object of NAME_model.c for CPU executables, without running a C compiler.
+// The object of build/NAME_model.c for CPU executables, without running a C compiler.
 //===----------------------------------------------------------------------===//
 
 #pragma once

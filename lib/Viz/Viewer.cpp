@@ -95,7 +95,7 @@ json changedNodes(GraphTable &graphs, const UOp *before, const UOp *after) {
 }
 
 /// The kernel as the target's renderer writes it: C (c), OpenCL C (opencl), or LLVM IR before LLVM's passes (cpu;
-/// amd and cuda in their AMDGPU and NVPTX forms; their ISA, PTX and cubins are in tgc compile's kernels/).
+/// amd and cuda in their AMDGPU and NVPTX forms; their ISA, PTX and cubins are in tgc compile's build/kernels/).
 json kernelSource(const UOp *linear, const KernelInfo &info, const TargetInfo *target) {
   static const TargetInfo host = [] {
     std::string unused;
