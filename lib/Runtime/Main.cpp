@@ -6,6 +6,7 @@
 #include "Runtime/Half.h"
 #include "Runtime/HugePages.h"
 #include "Runtime/Npy.h"
+#include "Runtime/Peak.h"
 #include "Runtime/Random.h"
 #include "Runtime/tgc_runtime.h"
 
@@ -279,15 +280,43 @@ void printTimes(std::vector<double> &times) {
   std::printf("bench: %zu runs, min %.3f ms, median %.3f ms\n", times.size(), times.front() * 1e3, median * 1e3);
 }
 
+/// What the calls of one kernel name do in a run, for the summary.
+struct KernelWork {
+  int calls = 0;
+  double flops = 0;     // per run, at the variables' upper bounds
+  double bytes = 0;     // per run: the bytes its calls' operands span, each moved at least once
+  double footprint = 0; // the largest of its calls' operand bytes: where they fit decides the bandwidth
+};
+
+/// The roofline shares of a kernel's median time: "F% of the FLOP peak, B% of the bandwidth peak (cache|DRAM)";
+/// "" for GPU programs, whose peaks are not measured.
+std::string rooflineShares(const tgc_program_info *p, const KernelWork &w, double seconds) {
+  if (p->device || seconds <= 0)
+    return "";
+  const tgc::rt::MachinePeak &peak = tgc::rt::machinePeak();
+  bool cached = false;
+  double bandwidth = peak.bandwidthFor(w.footprint, cached);
+  char buf[96];
+  std::snprintf(buf, sizeof(buf), " %6.1f%% %6.1f%% %-5s", 100 * w.flops / seconds * 1e-9 / peak.gflops,
+                100 * w.bytes / seconds * 1e-9 / bandwidth, cached ? "cache" : "DRAM");
+  return buf;
+}
+
 /// --bench at TGC_DEBUG=2 and above: where the time went, calls of one kernel name together, the median over the
-/// runs of each name's time per run, the largest first.
+/// runs of each name's time per run, the largest first, with its share of the run and of the roofline's peaks.
 void printKernelSummary(const tgc_program_info *p, const std::vector<std::vector<double>> &runs) {
   std::map<std::string, std::vector<double>> perRun; // kernel name -> seconds in each run
-  std::map<std::string, int> calls;
+  std::map<std::string, KernelWork> work;
   for (int c = 0; c < p->num_calls; ++c) {
-    if (p->calls[c].once) // run on the first run only
+    const tgc_call_info &call = p->calls[c];
+    if (call.once) // run on the first run only
       continue;
-    ++calls[p->calls[c].name];
+    KernelWork &w = work[call.name];
+    ++w.calls;
+    double footprint = tgc::rt::callFootprint(p, call);
+    w.flops += call.flops;
+    w.bytes += footprint;
+    w.footprint = std::max(w.footprint, footprint);
     std::vector<double> &v = perRun[p->calls[c].name];
     v.resize(runs.size());
     for (size_t r = 0; r < runs.size(); ++r)
@@ -304,9 +333,15 @@ void printKernelSummary(const tgc_program_info *p, const std::vector<std::vector
   std::fflush(stdout); // after the bench line
   std::fprintf(stderr, "tgc: kernels by time, medians of %zu runs (%zu kernels, %.3f ms per run in them):\n",
                runs.size(), byTime.size(), total * 1e3);
-  for (size_t i = 0; i < byTime.size() && i < 15; ++i)
-    std::fprintf(stderr, "tgc: %6.1f%% %10.3f ms %4d calls  %s\n", 100 * byTime[i].first / total, byTime[i].first * 1e3,
-                 calls[byTime[i].second], byTime[i].second.c_str());
+  if (!p->device) // the columns of the lines below: FLOPS and bytes are shares of the peaks
+    std::fprintf(stderr, "tgc: %7s %13s %10s %7s %7s %-5s  %s\n", "run", "time", "calls", "FLOPS", "bytes", "peak",
+                 "kernel (FLOPS and bytes: shares of one core's peaks)");
+  for (size_t i = 0; i < byTime.size() && i < 15; ++i) {
+    const KernelWork &w = work[byTime[i].second];
+    std::fprintf(stderr, "tgc: %6.1f%% %10.3f ms %4d calls%s  %s\n", 100 * byTime[i].first / total,
+                 byTime[i].first * 1e3, w.calls, rooflineShares(p, w, byTime[i].first).c_str(),
+                 byTime[i].second.c_str());
+  }
 }
 
 /// --dump-buffers: after each call of the first run, every output and temporary it takes, as

@@ -223,16 +223,21 @@ static double workScale(const tgc_model *m, const tgc_call_info &call) {
   return scale;
 }
 
-/// One --debug=2 line: the call's time, GFLOPS and GB/s, and on the CPU their share of one core's measured peaks
-/// (a GB/s share above 100% means the bytes came from caches: the estimate counts every load).
+/// One --debug=2 line: the call's time, GFLOPS and GB/s (every load counted), and on the CPU its roofline shares
+/// of one core's measured peaks: FLOPs, and the bytes its operands span (each moved at least once) per second
+/// against the bandwidth of where they fit (the L2 cache, or memory).
 static void reportCall(const tgc_model *m, const tgc_call_info &call, double seconds) {
   double scale = workScale(m, call);
   double gflops = call.flops * scale / seconds * 1e-9, gbps = call.bytes * scale / seconds * 1e-9;
   std::string share;
   if (!m->device) {
     const tgc::rt::MachinePeak &peak = tgc::rt::machinePeak();
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), " %6.1f%% %6.1f%% of peak", 100 * gflops / peak.gflops, 100 * gbps / peak.gbps);
+    bool cached = false;
+    double footprint = tgc::rt::callFootprint(m->program, call);
+    double bandwidth = peak.bandwidthFor(footprint, cached);
+    char buf[80];
+    std::snprintf(buf, sizeof(buf), " %6.1f%% %6.1f%% of peak (%s)", 100 * gflops / peak.gflops,
+                  100 * footprint * scale / seconds * 1e-9 / bandwidth, cached ? "cache" : "DRAM");
     share = buf;
   }
   std::fprintf(stderr, "tgc: %-24s %9.3f us %8.2f GFLOPS %8.2f GB/s%s\n", call.name, seconds * 1e6, gflops, gbps,
@@ -289,8 +294,10 @@ extern "C" tgc_model *tgc_model_create(const tgc_program_info *program, const ch
   m->timing = m->debug >= 2;
   if (m->debug >= 2 && !program->device) {
     const tgc::rt::MachinePeak &peak = tgc::rt::machinePeak();
-    std::fprintf(stderr, "tgc: peak of one core (%s): %.1f GFLOPS (f32 FMA), %.1f GB/s (memory), measured\n",
-                 peak.cpu.c_str(), peak.gflops, peak.gbps);
+    std::fprintf(stderr,
+                 "tgc: peak of one core (%s): %.1f GFLOPS (f32 FMA), %.1f GB/s (memory), %.1f GB/s (cache, for "
+                 "operands up to %.0f KiB), measured\n",
+                 peak.cpu.c_str(), peak.gflops, peak.gbps, peak.cacheGbps, peak.cacheBytes / 1024);
   }
   m->pointers.assign(size_t(program->num_buffers), nullptr);
   m->variables.assign(size_t(program->num_buffers), 0);

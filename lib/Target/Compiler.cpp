@@ -818,7 +818,7 @@ bool JitProgram::buildGpu(const TargetInfo &target, std::string &error) {
   for (const CallDesc &c : s.desc.calls) {
     s.args.push_back(c.args);
     const KernelDesc &k = s.desc.kernels[c.kernel];
-    int params = int(std::min(c.args.size(), k.info.params.size())); // a call may pass buffers no longer read
+    int params = int(callArgCount(s.desc, c, /*gpu=*/true));
     tgc_call_info call{k.info.name.c_str(),
                        nullptr,
                        params,

@@ -7,6 +7,7 @@
 #include "Runtime/tgc_runtime.h"
 #include "Target/KernelInfo.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,13 @@ struct ProgramDesc {
 
 /// Describe a linear program whose kernels are linearized. False with `error` when it is not one.
 bool describeProgram(const UOp *root, const std::string &name, ProgramDesc &out, std::string &error);
+
+/// The arguments a call passes (tgc_call_info.num_args): all of its buffers on the CPU, where a kernel reads its
+/// slots from one array; on a GPU exactly the kernel's parameters, each a launch argument (a call may still name
+/// buffers the kernel no longer reads). The C tables, the LLVM tables and the JIT all count them here.
+inline size_t callArgCount(const ProgramDesc &p, const CallDesc &c, bool gpu) {
+  return gpu ? std::min(c.args.size(), p.kernels[c.kernel].info.params.size()) : c.args.size();
+}
 
 tgc_dtype runtimeDType(DType d);
 const char *runtimeDTypeName(DType d); // "TGC_F32", ...

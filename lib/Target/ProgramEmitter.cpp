@@ -116,8 +116,7 @@ std::string tables(const ProgramDesc &p, const EmitOptions &o) {
     };
     std::string launch = gpu ? quote(o.prefix + k.symbol) + ", " + dims(k.info.grid) + ", " + dims(k.info.block)
                              : std::string("0, {0, 0, 0}, {0, 0, 0}");
-    // a GPU kernel takes exactly its parameters (a call may pass buffers the kernel no longer reads)
-    size_t args = gpu ? std::min(p.calls[c].args.size(), k.info.params.size()) : p.calls[c].args.size();
+    size_t args = callArgCount(p, p.calls[c], gpu);
     s += "    {" + quote(k.info.name) + ", " + (gpu ? std::string("0") : o.prefix + k.symbol) + ", " +
          std::to_string(args) + ", args" + std::to_string(c) + ", " + std::to_string(gpu ? 0 : k.info.parallelExtent) +
          ", " + buf + ", " + launch + ", " + (p.calls[c].once ? "1" : "0") + ", " +

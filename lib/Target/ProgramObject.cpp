@@ -139,7 +139,7 @@ bool programObject(const ProgramDesc &p, const EmitOptions &o, const TargetInfo 
     const int64_t gridVar[3] = {c.gridVar[0], c.gridVar[1], c.gridVar[2]};
     calls.push_back(llvm::ConstantStruct::get(
         call.type,
-        {b.string(k.info.name), b.kernel(o.prefix + k.symbol), b.int32(int64_t(args.size())), b.ints(b.i32(), args),
+        {b.string(k.info.name), b.kernel(o.prefix + k.symbol), b.int32(int64_t(callArgCount(p, c, /*gpu=*/false))), b.ints(b.i32(), args),
          b.int64(k.info.parallelExtent), llvm::ConstantFP::get(b.f64(), k.info.flops),
          llvm::ConstantFP::get(b.f64(), k.info.bytes), b.null(), b.triple(b.i64(), none), b.triple(b.i64(), none),
          b.int32(c.once ? 1 : 0), b.int32(c.parallelVar), b.triple(b.i32(), gridVar)}));
