@@ -5,7 +5,7 @@
 #include "Driver/Lower.h"
 
 #include "Support/Logging.h"
-#include "Target/Beam.h"
+#include "Search/Beam.h"
 
 #include <chrono>
 #include <filesystem>

@@ -11,7 +11,7 @@
 #include "Passes/TargetDesc.h"
 #include "Support/Diagnostics.h"
 #include "Target/TargetInfo.h"
-#include "Target/TuningCache.h"
+#include "Search/TuningCache.h"
 #include "Viz/Trace.h"
 
 #include <string>

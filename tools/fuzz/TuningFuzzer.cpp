@@ -2,7 +2,7 @@
 // Any bytes must parse or fail with a message; what parses must print and parse back to the same text.
 //===----------------------------------------------------------------------===//
 
-#include "Target/TuningCache.h"
+#include "Search/TuningCache.h"
 
 #include <cstdlib>
 

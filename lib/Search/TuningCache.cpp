@@ -2,7 +2,7 @@
 // Reading and writing tuning caches with nlohmann/json; entries of other machines pass through unchanged.
 //===----------------------------------------------------------------------===//
 
-#include "Target/TuningCache.h"
+#include "Search/TuningCache.h"
 
 #include "Passes/OptAction.h"
 #include "Support/FileIO.h"

@@ -6,7 +6,7 @@
 
 #include "IR/Module.h"
 #include "Target/TargetInfo.h"
-#include "Target/TuningCache.h"
+#include "Search/TuningCache.h"
 
 #include <string>
 

@@ -13,7 +13,7 @@
 // or at the deadline. The heuristics' list stays chosen unless a candidate beats it by 3% (timer noise), so tuning
 // never makes a kernel measurably slower than the heuristics do.
 
-#include "Target/Beam.h"
+#include "Search/Beam.h"
 
 #include "Passes/OptAction.h"
 #include "Passes/PassManager.h"
