@@ -574,18 +574,16 @@ std::optional<std::pair<const UOp *, int64_t>> rowTile(const KernelFacts &f,
 
 } // namespace
 
-std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) {
-  if (t.hasLocal)
-    return chooseGpuActions(kernel, t);
-  KernelFacts f = factsOf(kernel);
-  int64_t width = t.vectorLanes(f.elemBytes);
-  // a kernel of nested reduces (a fused chain: a convolution of a convolution's output) computes its inner
-  // reduces once per lane of the outer one: a register tile multiplies that code (inception_v2's 256-lane chain
-  // made 3.9 MB of IR that LLVM's code generator did not finish in ten minutes), so it gets one vector of lanes;
-  // side-by-side reduces (a convolution summed with its shortcut's) get the whole tile
-  int64_t budget = f.nestedReduces ? width : t.tileBudget(f.elemBytes);
-  const UOp *lanesAxis = nullptr; // upcast for vector lanes
-  bool unroll = false;
+/// Where a kernel's vector lanes go: the axis an upcast (or, on a reduce axis, an unroll) makes lanes.
+struct LanesChoice {
+  const UOp *axis = nullptr; // none: the kernel stays scalar
+  bool unroll = false;       // a reduce axis: its lanes are unrolled
+  bool strided = false;      // a strided loop axis: coalesce reads its lanes through spans
+};
+
+/// The lanes axis, by the first rule that finds one (innermost axes first).
+LanesChoice chooseLanesAxis(const KernelFacts &f, int64_t width) {
+  LanesChoice c;
   std::vector<const UOp *> all = f.loads;
   all.insert(all.end(), f.stores.begin(), f.stores.end());
   auto storeContiguous = [&](const UOp *r) {
@@ -598,141 +596,164 @@ std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) 
   // two vectors (AVX2, 3x3 on 56x56, 64 -> 64 channels: 4 pixels x 16 channels 2.67 ms, 4 channels x 2 rows x 8
   // pixels 2.89 ms; AVX-512 reaches the channels through the rule after the next)
   std::vector<const UOp *> stepLoads = loadsInReduce(f);
-  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis && f.reduces.size() > 1 && !f.nestedReduces; ++it)
+  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !c.axis && f.reduces.size() > 1 && !f.nestedReduces; ++it)
     if (!storeContiguous(*it) && contiguousAlong(stepLoads, *it) && amountFor(rangeSize(*it), 2 * width) == 2 * width)
-      lanesAxis = *it;
+      c.axis = *it;
   // then a full vector along an axis where loads and stores are contiguous; in a kernel of one reduce, one where the
   // loads are (its stores run once per output, its loads once per reduce step: a convolution's output channels;
   // not in fused chains of reduces, whose wide tiles make LLVM take minutes); then any contiguous axis, however
   // few lanes it has
-  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
+  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !c.axis; ++it)
     if (storeContiguous(*it) && contiguousAlong(all, *it) && amountFor(rangeSize(*it), width) == width)
-      lanesAxis = *it;
-  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis && !f.nestedReduces; ++it)
+      c.axis = *it;
+  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !c.axis && !f.nestedReduces; ++it)
     if (contiguousAlong(stepLoads, *it) && amountFor(rangeSize(*it), width) == width)
-      lanesAxis = *it;
-  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
+      c.axis = *it;
+  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !c.axis; ++it)
     if (storeContiguous(*it) && contiguousAlong(all, *it) && fillAmount(rangeSize(*it), width))
-      lanesAxis = *it;
+      c.axis = *it;
   // a strided one (a stride-2 convolution's or pool's output width): coalesce reads its lanes through spans
-  bool strided = false;
-  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !lanesAxis; ++it)
+  for (auto it = f.loops.rbegin(); it != f.loops.rend() && !c.axis; ++it)
     if (storeContiguous(*it) && smallStrides(f.loads, *it) && fillAmount(rangeSize(*it), width)) {
-      lanesAxis = *it;
-      strided = true;
+      c.axis = *it;
+      c.strided = true;
     }
-  for (auto it = f.reduces.rbegin(); it != f.reduces.rend() && !lanesAxis; ++it) {
+  for (auto it = f.reduces.rbegin(); it != f.reduces.rend() && !c.axis; ++it) {
     if (contiguousAlong(f.loads, *it) && fillAmount(rangeSize(*it), width)) {
-      lanesAxis = *it;
-      unroll = true;
+      c.axis = *it;
+      c.unroll = true;
     }
   }
+  return c;
+}
+
+/// The register tile of a kernel with reduces: loop axes along which some load is reused get upcast actions (into
+/// `actions`); `lanes` is widened with what the budget leaves; `blockable` is set for a matmul-like kernel whose
+/// lanes-axis operand is too big for L2 (it is cache-blocked along that axis).
+void chooseRegisterTile(const KernelFacts &f, const TargetDesc &t, const UOp *lanesAxis, bool unroll, int64_t budget,
+                        int64_t width, int64_t &lanes, bool &blockable, std::vector<OptAction> &actions) {
+  // the register tile: loop axes along which some load is reused, innermost first; up to 4 each, then up to 16
+  // while the accumulators fit the budget; what is left widens the lanes axis up to 4 vector widths
+  // axes that reuse a vector load (one contiguous along the lanes) come first: a matmul whose output is
+  // reshaped to [tokens, heads, 64] tiles the tokens (reusing the weight's vectors), not the heads (a scalar)
+  std::vector<std::pair<const UOp *, int64_t>> tile;
+  bool tiles = !lanesAxis || unroll || tileReusesVectors(f, lanesAxis);
+  for (bool vectorReuse : {true, false})
+    for (auto it = f.loops.rbegin(); it != f.loops.rend(); ++it)
+      if (tiles && *it != lanesAxis && someStrideZero(f.loads, *it) &&
+          reusesVector(f.loads, *it, lanesAxis) == vectorReuse)
+        tile.push_back({*it, 1});
+  // wide lanes first (fewer loads per multiply) while the operand read along them (reduce x lanes axis
+  // elements) stays in L2; otherwise a squarer tile, which sweeps that operand fewer times
+  int64_t reduceSize = 1;
+  for (const UOp *r : f.reduces)
+    reduceSize *= rangeSize(r);
+  // or, for a matmul-like kernel (one reduce) whose wide lanes leave several panels, wide lanes and cache blocks
+  bool fits = lanesAxis && !unroll && reduceSize * rangeSize(lanesAxis) * f.elemBytes <= t.l2OperandBytes;
+  int64_t wide = lanesAxis && !unroll ? amountFor(rangeSize(lanesAxis), t.panelLanes(f.elemBytes)) : 0;
+  blockable = !fits && wide && rangeSize(lanesAxis) / wide >= 2 && !tile.empty() && f.reduces.size() == 1;
+  if (fits || blockable)
+    lanes = std::max(lanes, wide);
+  // a convolution's window (several reduce ranges) with its output channels as lanes outside the pixels: each
+  // panel of channels is read by every pixel tile in turn, so it is the panel that must stay in L2 (read again
+  // by the next tile, it may take half of a 1 MiB one), not the whole weight; two vectors of channels load 2
+  // weight vectors and a few broadcasts per 2 x pixels multiply-adds (a 14x14 3x3 layer, 160 -> 320 channels:
+  // 7 x 32 at 150 GFLOPS, 7 x 2 x 16 at 132; 4 x 64 on 56x56 loads more of the panel from L2 than it saves)
+  int64_t two = lanesAxis && !unroll ? amountFor(rangeSize(lanesAxis), 2 * width) : 0;
+  auto inside = [&](const auto &t) { return rangeId(t.first) > rangeId(lanesAxis); };
+  if (two == 2 * width && !fits && f.reduces.size() > 1 && std::ranges::all_of(tile, inside) &&
+      reduceSize * two * f.elemBytes <= 2 * t.l2OperandBytes)
+    lanes = std::max(lanes, two);
+  int64_t total = lanes;
+  for (int64_t cap : {4, 16}) {
+    for (auto &[r, a] : tile) {
+      int64_t grown = std::max<int64_t>(1, fillAmount(rangeSize(r), std::min(cap, a * (budget / total))));
+      total = total / a * std::max(a, grown);
+      a = std::max(a, grown);
+    }
+  }
+  // wide lanes that left every tile axis at 1 where one has an odd size (a 7x7 feature map): fewer lanes, and
+  // that axis's divisor as the tile (7 x 32 reuses each weight vector 7 times; 1 x 64 once)
+  // likewise when only axes that reuse a broadcast scalar got a tile (ViT's 65 tokens x 3 heads: 13 x 16
+  // reuses each weight vector 13 times, 3 x 64 three times)
+  auto vectorReuse = [&](const UOp *r) { return reusesVector(f.loads, r, lanesAxis); };
+  bool tiled = std::ranges::any_of(tile, [](const auto &t) { return t.second > 1; });
+  bool vectorTiled = std::ranges::any_of(tile, [&](const auto &t) { return t.second > 1 && vectorReuse(t.first); });
+  // or, where that axis's divisor overflows the budget with one vector of lanes, the odd tile that fits the
+  // registers (oddRegisterTile)
+  for (auto &[r, a] : tile) {
+    int64_t n = rangeSize(r);
+    int64_t d = n % 2 ? fillAmount(n, 16) : 0;
+    if ((vectorReuse(r) ? vectorTiled : tiled) || !lanesAxis || unroll || d < 2)
+      continue;
+    int64_t rowLanes = std::min(lanes, int64_t(std::bit_floor(uint64_t(budget / d))));
+    if (d * width > budget)
+      std::tie(d, rowLanes) = oddRegisterTile(n, rangeSize(lanesAxis), lanes, width, budget, t);
+    if (d < 2)
+      continue;
+    for (auto &other : tile)
+      other.second = 1;
+    a = d;
+    lanes = rowLanes;
+    total = lanes * d;
+    tiled = vectorTiled = true;
+  }
+  // a tile of powers of two that fills at most half the budget (14 = 2 x 7 gives 2 x 2) gives way to one axis's
+  // largest divisor that fits (7 x 32 on a 14x14 map: 14 accumulators, not 8; a 1x1 convolution 112 -> 672
+  // there ran 349 us, 248 us so)
+  if (lanesAxis && !unroll && total * 2 <= budget) {
+    std::pair<const UOp *, int64_t> best{nullptr, total / lanes};
+    for (auto &[r, a] : tile)
+      if (int64_t d = largestDivisor(rangeSize(r), budget / lanes); d > best.second)
+        best = {r, d};
+    if (best.first) {
+      for (auto &[r, a] : tile)
+        a = r == best.first ? best.second : 1;
+      total = lanes * best.second;
+    }
+  }
+  // with 16 vector registers (AVX2), a tile over two axes (2 rows x 2 columns of a 14x14 map x 16 channels) gives
+  // way to one row: its d columns x one vector, d up to the registers less the weight vector and the broadcast, where
+  // the reduce is longer than the lanes axis (the input is the larger operand; nhcw-input lays its rows out
+  // contiguously). 14 accumulators in flight instead of 8, one input row per step: 1x1 convolutions on 14x14,
+  // 576 -> 96 channels 309 -> 247 us, 384 -> 64 166 -> 107 us; 96 -> 576 250 -> 267 us, so not there
+  if (std::optional<std::pair<const UOp *, int64_t>> row = rowTile(f, tile, lanesAxis, unroll, total, width, t)) {
+    for (auto &[r, a] : tile)
+      a = r == row->first ? row->second : 1;
+    lanes = width;
+    total = width * row->second;
+  }
+  // what is left of the budget widens the lanes: powers of two, or the largest divisor where those fill less
+  // than half (a 5x5 depthwise convolution on 28x28: 28 lanes, four chains of multiply-adds where 4 lanes made
+  // one, 777 -> 170 us; a 3x3 max pool there 192 -> 104 us; of stride 2 on 56x56, 444 -> 217 us)
+  if (lanesAxis && !unroll)
+    lanes = std::max(lanes, fillAmount(rangeSize(lanesAxis), std::min(4 * width, lanes * (budget / total))));
+  for (auto &[r, a] : tile)
+    if (a > 1)
+      actions.push_back({"upcast", rangeId(r), a, ""});
+}
+
+std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) {
+  if (t.hasLocal)
+    return chooseGpuActions(kernel, t);
+  KernelFacts f = factsOf(kernel);
+  int64_t width = t.vectorLanes(f.elemBytes);
+  // a kernel of nested reduces (a fused chain: a convolution of a convolution's output) computes its inner
+  // reduces once per lane of the outer one: a register tile multiplies that code (inception_v2's 256-lane chain
+  // made 3.9 MB of IR that LLVM's code generator did not finish in ten minutes), so it gets one vector of lanes;
+  // side-by-side reduces (a convolution summed with its shortcut's) get the whole tile
+  int64_t budget = f.nestedReduces ? width : t.tileBudget(f.elemBytes);
+  LanesChoice choice = chooseLanesAxis(f, width);
+  const UOp *lanesAxis = choice.axis;
+  bool unroll = choice.unroll;
+  bool strided = choice.strided;
   std::vector<OptAction> actions;
   int64_t lanes = !lanesAxis ? 1
                   : strided  ? spanLanes(rangeSize(lanesAxis), width, t)
                              : fillAmount(rangeSize(lanesAxis), width);
   bool blockable = false; // a matmul-like kernel whose lanes-axis operand is too big for L2: cache-block that axis
-  if (!f.reduces.empty()) {
-    // the register tile: loop axes along which some load is reused, innermost first; up to 4 each, then up to 16
-    // while the accumulators fit the budget; what is left widens the lanes axis up to 4 vector widths
-    // axes that reuse a vector load (one contiguous along the lanes) come first: a matmul whose output is
-    // reshaped to [tokens, heads, 64] tiles the tokens (reusing the weight's vectors), not the heads (a scalar)
-    std::vector<std::pair<const UOp *, int64_t>> tile;
-    bool tiles = !lanesAxis || unroll || tileReusesVectors(f, lanesAxis);
-    for (bool vectorReuse : {true, false})
-      for (auto it = f.loops.rbegin(); it != f.loops.rend(); ++it)
-        if (tiles && *it != lanesAxis && someStrideZero(f.loads, *it) &&
-            reusesVector(f.loads, *it, lanesAxis) == vectorReuse)
-          tile.push_back({*it, 1});
-    // wide lanes first (fewer loads per multiply) while the operand read along them (reduce x lanes axis
-    // elements) stays in L2; otherwise a squarer tile, which sweeps that operand fewer times
-    int64_t reduceSize = 1;
-    for (const UOp *r : f.reduces)
-      reduceSize *= rangeSize(r);
-    // or, for a matmul-like kernel (one reduce) whose wide lanes leave several panels, wide lanes and cache blocks
-    bool fits = lanesAxis && !unroll && reduceSize * rangeSize(lanesAxis) * f.elemBytes <= t.l2OperandBytes;
-    int64_t wide = lanesAxis && !unroll ? amountFor(rangeSize(lanesAxis), t.panelLanes(f.elemBytes)) : 0;
-    blockable = !fits && wide && rangeSize(lanesAxis) / wide >= 2 && !tile.empty() && f.reduces.size() == 1;
-    if (fits || blockable)
-      lanes = std::max(lanes, wide);
-    // a convolution's window (several reduce ranges) with its output channels as lanes outside the pixels: each
-    // panel of channels is read by every pixel tile in turn, so it is the panel that must stay in L2 (read again
-    // by the next tile, it may take half of a 1 MiB one), not the whole weight; two vectors of channels load 2
-    // weight vectors and a few broadcasts per 2 x pixels multiply-adds (a 14x14 3x3 layer, 160 -> 320 channels:
-    // 7 x 32 at 150 GFLOPS, 7 x 2 x 16 at 132; 4 x 64 on 56x56 loads more of the panel from L2 than it saves)
-    int64_t two = lanesAxis && !unroll ? amountFor(rangeSize(lanesAxis), 2 * width) : 0;
-    auto inside = [&](const auto &t) { return rangeId(t.first) > rangeId(lanesAxis); };
-    if (two == 2 * width && !fits && f.reduces.size() > 1 && std::ranges::all_of(tile, inside) &&
-        reduceSize * two * f.elemBytes <= 2 * t.l2OperandBytes)
-      lanes = std::max(lanes, two);
-    int64_t total = lanes;
-    for (int64_t cap : {4, 16}) {
-      for (auto &[r, a] : tile) {
-        int64_t grown = std::max<int64_t>(1, fillAmount(rangeSize(r), std::min(cap, a * (budget / total))));
-        total = total / a * std::max(a, grown);
-        a = std::max(a, grown);
-      }
-    }
-    // wide lanes that left every tile axis at 1 where one has an odd size (a 7x7 feature map): fewer lanes, and
-    // that axis's divisor as the tile (7 x 32 reuses each weight vector 7 times; 1 x 64 once)
-    // likewise when only axes that reuse a broadcast scalar got a tile (ViT's 65 tokens x 3 heads: 13 x 16
-    // reuses each weight vector 13 times, 3 x 64 three times)
-    auto vectorReuse = [&](const UOp *r) { return reusesVector(f.loads, r, lanesAxis); };
-    bool tiled = std::ranges::any_of(tile, [](const auto &t) { return t.second > 1; });
-    bool vectorTiled = std::ranges::any_of(tile, [&](const auto &t) { return t.second > 1 && vectorReuse(t.first); });
-    // or, where that axis's divisor overflows the budget with one vector of lanes, the odd tile that fits the
-    // registers (oddRegisterTile)
-    for (auto &[r, a] : tile) {
-      int64_t n = rangeSize(r);
-      int64_t d = n % 2 ? fillAmount(n, 16) : 0;
-      if ((vectorReuse(r) ? vectorTiled : tiled) || !lanesAxis || unroll || d < 2)
-        continue;
-      int64_t rowLanes = std::min(lanes, int64_t(std::bit_floor(uint64_t(budget / d))));
-      if (d * width > budget)
-        std::tie(d, rowLanes) = oddRegisterTile(n, rangeSize(lanesAxis), lanes, width, budget, t);
-      if (d < 2)
-        continue;
-      for (auto &other : tile)
-        other.second = 1;
-      a = d;
-      lanes = rowLanes;
-      total = lanes * d;
-      tiled = vectorTiled = true;
-    }
-    // a tile of powers of two that fills at most half the budget (14 = 2 x 7 gives 2 x 2) gives way to one axis's
-    // largest divisor that fits (7 x 32 on a 14x14 map: 14 accumulators, not 8; a 1x1 convolution 112 -> 672
-    // there ran 349 us, 248 us so)
-    if (lanesAxis && !unroll && total * 2 <= budget) {
-      std::pair<const UOp *, int64_t> best{nullptr, total / lanes};
-      for (auto &[r, a] : tile)
-        if (int64_t d = largestDivisor(rangeSize(r), budget / lanes); d > best.second)
-          best = {r, d};
-      if (best.first) {
-        for (auto &[r, a] : tile)
-          a = r == best.first ? best.second : 1;
-        total = lanes * best.second;
-      }
-    }
-    // with 16 vector registers (AVX2), a tile over two axes (2 rows x 2 columns of a 14x14 map x 16 channels) gives
-    // way to one row: its d columns x one vector, d up to the registers less the weight vector and the broadcast, where
-    // the reduce is longer than the lanes axis (the input is the larger operand; nhcw-input lays its rows out
-    // contiguously). 14 accumulators in flight instead of 8, one input row per step: 1x1 convolutions on 14x14,
-    // 576 -> 96 channels 309 -> 247 us, 384 -> 64 166 -> 107 us; 96 -> 576 250 -> 267 us, so not there
-    if (std::optional<std::pair<const UOp *, int64_t>> row = rowTile(f, tile, lanesAxis, unroll, total, width, t)) {
-      for (auto &[r, a] : tile)
-        a = r == row->first ? row->second : 1;
-      lanes = width;
-      total = width * row->second;
-    }
-    // what is left of the budget widens the lanes: powers of two, or the largest divisor where those fill less
-    // than half (a 5x5 depthwise convolution on 28x28: 28 lanes, four chains of multiply-adds where 4 lanes made
-    // one, 777 -> 170 us; a 3x3 max pool there 192 -> 104 us; of stride 2 on 56x56, 444 -> 217 us)
-    if (lanesAxis && !unroll)
-      lanes = std::max(lanes, fillAmount(rangeSize(lanesAxis), std::min(4 * width, lanes * (budget / total))));
-    for (auto &[r, a] : tile)
-      if (a > 1)
-        actions.push_back({"upcast", rangeId(r), a, ""});
-  }
+  if (!f.reduces.empty())
+    chooseRegisterTile(f, t, lanesAxis, unroll, budget, width, lanes, blockable, actions);
   if (lanesAxis)
     actions.push_back({unroll ? "unroll" : "upcast", rangeId(lanesAxis), lanes, ""});
   fitLaneLimit(actions, t.maxLanes);
