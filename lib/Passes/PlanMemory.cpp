@@ -68,17 +68,12 @@ std::vector<const UOp *> borderBuffers(const UOp *linear, const std::vector<bool
   return border;
 }
 
-} // namespace
-
-const UOp *runPlanMemory(const UOp *root, PassContext &pc) {
-  if (root->op() != Op::Linear) {
-    pc.diags.error(Loc{pc.module.fileName, 0, 0}, "plan-memory needs a scheduled program (run 'schedule' first)");
-    return nullptr;
-  }
+/// Each temporary's interval of calls (first to last use) and size; what a run-once call writes is read by every
+/// later run, so it is live through the whole program.
+std::map<const UOp *, Interval> liveIntervals(const UOp *linear, const std::vector<bool> &once) {
   std::map<const UOp *, Interval> live;
-  std::vector<bool> once = weightOnlyCalls(root);
-  for (size_t i = 0; i < root->numSrc(); ++i) {
-    const UOp *call = root->src(i);
+  for (size_t i = 0; i < linear->numSrc(); ++i) {
+    const UOp *call = linear->src(i);
     for (size_t k = 1; k < call->numSrc(); ++k) {
       const UOp *b = call->src(k);
       if (!isTempBuffer(b))
@@ -88,28 +83,32 @@ const UOp *runPlanMemory(const UOp *root, PassContext &pc) {
       it->second.last = int64_t(i);
     }
   }
-  // what a run-once call writes is read by every later run: live through the whole program
-  for (size_t i = 0; i < root->numSrc(); ++i) {
+  for (size_t i = 0; i < linear->numSrc(); ++i) {
     if (!once[i])
       continue;
-    for (const UOp *b : callAccess(root->src(i)).writes) {
+    for (const UOp *b : callAccess(linear->src(i)).writes) {
       live.at(b).first = 0;
-      live.at(b).last = int64_t(root->numSrc());
+      live.at(b).last = int64_t(linear->numSrc());
     }
   }
-  // padded buffers keep their borders: grouped by their border kernels, each group's buffers take reservations in
-  // order of first use, one reusing a reservation whose last buffer's uses have ended
-  std::vector<const UOp *> border = borderBuffers(root, once);
+  return live;
+}
+
+/// Padded buffers keep their borders: grouped by their border kernels, each group's buffers take reservations in
+/// order of first use, one reusing a reservation whose last buffer's uses have ended. Returns padded buffer -> the
+/// buffer whose reservation it takes; a buffer that takes its own is made live through the whole program.
+std::map<const UOp *, const UOp *> shareBorderReservations(const UOp *linear, const std::vector<const UOp *> &border,
+                                                           std::map<const UOp *, Interval> &live) {
   std::map<const UOp *, std::vector<const UOp *>> borderKernels; // per padded buffer
-  for (size_t i = 0; i < root->numSrc(); ++i)
+  for (size_t i = 0; i < linear->numSrc(); ++i)
     if (border[i])
-      borderKernels[border[i]].push_back(root->src(i)->src(0));
+      borderKernels[border[i]].push_back(linear->src(i)->src(0));
   std::map<std::pair<std::vector<const UOp *>, int64_t>, std::vector<Interval *>> groups;
   for (auto &[b, kernels] : borderKernels) {
     std::sort(kernels.begin(), kernels.end());
     groups[{kernels, live.at(b).bytes}].push_back(&live.at(b));
   }
-  std::map<const UOp *, const UOp *> sharesWith; // padded buffer -> the buffer whose reservation it takes
+  std::map<const UOp *, const UOp *> sharesWith;
   for (auto &[key, members] : groups) {
     std::sort(members.begin(), members.end(), [](const Interval *a, const Interval *b) {
       return std::pair(a->first, bufferId(a->buffer)) < std::pair(b->first, bufferId(b->buffer));
@@ -130,8 +129,46 @@ const UOp *runPlanMemory(const UOp *root, PassContext &pc) {
     if (sharesWith.count(b))
       continue;
     live.at(b).first = 0;
-    live.at(b).last = int64_t(root->numSrc());
+    live.at(b).last = int64_t(linear->numSrc());
   }
+  return sharesWith;
+}
+
+/// First fit in order of first use: each interval gets the lowest aligned offset that overlaps no interval placed
+/// before it whose uses have not ended. Returns the arena's size.
+int64_t placeFirstFit(std::vector<Interval> &temps) {
+  int64_t arena = 0;
+  std::vector<const Interval *> placed;
+  for (Interval &t : temps) {
+    std::vector<const Interval *> busy;
+    for (const Interval *p : placed)
+      if (p->last >= t.first)
+        busy.push_back(p);
+    std::sort(busy.begin(), busy.end(), [](const Interval *a, const Interval *b) { return a->offset < b->offset; });
+    int64_t offset = 0;
+    for (const Interval *p : busy) {
+      if (offset + t.bytes <= p->offset)
+        break;
+      offset = std::max(offset, alignUp(p->offset + p->bytes));
+    }
+    t.offset = offset;
+    arena = std::max(arena, alignUp(offset + t.bytes));
+    placed.push_back(&t);
+  }
+  return arena;
+}
+
+} // namespace
+
+const UOp *runPlanMemory(const UOp *root, PassContext &pc) {
+  if (root->op() != Op::Linear) {
+    pc.diags.error(Loc{pc.module.fileName, 0, 0}, "plan-memory needs a scheduled program (run 'schedule' first)");
+    return nullptr;
+  }
+  std::vector<bool> once = weightOnlyCalls(root);
+  std::map<const UOp *, Interval> live = liveIntervals(root, once);
+  std::vector<const UOp *> border = borderBuffers(root, once);
+  std::map<const UOp *, const UOp *> sharesWith = shareBorderReservations(root, border, live);
   // copies whose source can sit where it is copied to: each block of such buffers is placed as one
   std::vector<bool> skip(root->numSrc());
   for (size_t i = 0; i < skip.size(); ++i)
@@ -155,25 +192,10 @@ const UOp *runPlanMemory(const UOp *root, PassContext &pc) {
       return a.first < b.first;
     return bufferId(a.buffer) < bufferId(b.buffer);
   });
-  int64_t before = 0, arena = 0;
-  std::vector<const Interval *> placed;
-  for (Interval &t : temps) {
+  int64_t arena = placeFirstFit(temps);
+  int64_t before = 0;
+  for (const Interval &t : temps)
     before += alignUp(t.bytes);
-    std::vector<const Interval *> busy;
-    for (const Interval *p : placed)
-      if (p->last >= t.first)
-        busy.push_back(p);
-    std::sort(busy.begin(), busy.end(), [](const Interval *a, const Interval *b) { return a->offset < b->offset; });
-    int64_t offset = 0;
-    for (const Interval *p : busy) {
-      if (offset + t.bytes <= p->offset)
-        break;
-      offset = std::max(offset, alignUp(p->offset + p->bytes));
-    }
-    t.offset = offset;
-    arena = std::max(arena, alignUp(offset + t.bytes));
-    placed.push_back(&t);
-  }
   std::unordered_map<const UOp *, const UOp *> replace;
   Context &ctx = root->ctx();
   std::map<const UOp *, int64_t> offsets;
