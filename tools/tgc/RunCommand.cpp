@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <memory>
 
 namespace tgc {
 
@@ -45,6 +47,64 @@ std::string compareText(const interp::ArrayMap &reference, const interp::ArrayMa
   return text;
 }
 
+/// The runtime's model of a compiled program, destroyed with it.
+using ModelPtr = std::unique_ptr<tgc_model, decltype(&tgc_model_destroy)>;
+
+/// The pointers of one run: each input's data, and each output's array, shaped for the variables' values.
+void bindBuffers(const tgc_program_info *p, const interp::ArrayMap &inputs,
+                 const std::map<std::string, int64_t> &variables, interp::ArrayMap &outputs,
+                 std::vector<const void *> &in, std::vector<void *> &out) {
+  for (int i = 0; i < p->num_buffers; ++i) {
+    const tgc_buffer_info &b = p->buffers[i];
+    if (b.kind == TGC_INPUT) {
+      in.push_back(inputs.at(b.name).data.data());
+    } else if (b.kind == TGC_OUTPUT) {
+      rt::Array &a = outputs[b.name];
+      a.type = rt::ElemType(b.dtype);
+      a.shape.assign(b.shape, b.shape + b.rank);
+      for (int d = 0; b.dim_vars && d < b.rank; ++d) // a variable axis holds the variable's value
+        if (b.dim_vars[d] >= 0)
+          a.shape[size_t(d)] = variables.at(p->buffers[b.dim_vars[d]].name);
+      a.data.assign(a.byteSize(), 0);
+      out.push_back(a.data.data());
+    }
+  }
+}
+
+/// The model ready to run: weights from their file, or (without one) the generated arrays in `inputs`, as the
+/// interpreter has them; the variables set. Null with `err` set on failure.
+ModelPtr prepareModel(const tgc_program_info *p, const std::string &weights, int threads,
+                      const interp::ArrayMap &inputs, const std::map<std::string, int64_t> &variables,
+                      std::string &err) {
+  char msg[512];
+  ModelPtr model(tgc_model_create(p, weights.empty() ? nullptr : weights.c_str(), threads, msg, sizeof(msg)),
+                 tgc_model_destroy);
+  if (!model) {
+    err = msg;
+    return model;
+  }
+  for (int i = 0; i < p->num_buffers; ++i)
+    if (p->buffers[i].kind == TGC_WEIGHT && weights.empty())
+      tgc_model_bind_weight(model.get(), p->buffers[i].name, inputs.at(p->buffers[i].name).data.data());
+  for (const auto &[name, value] : variables)
+    if (tgc_model_set_variable(model.get(), name.c_str(), value) != 0) {
+      err = tgc_model_error(model.get());
+      return ModelPtr(nullptr, tgc_model_destroy);
+    }
+  return model;
+}
+
+/// The viewer's per-call times (of the last run) and, on the CPU, the peaks they are read against.
+void recordTimes(viz::Trace &trace, const tgc_program_info *p, tgc_model *model) {
+  if (!p->device) {
+    const rt::MachinePeak &peak = rt::machinePeak();
+    trace.cpu = peak.cpu;
+    trace.peakGflops = peak.gflops;
+    trace.peakGbps = peak.gbps;
+  }
+  trace.callSeconds.assign(tgc_model_call_seconds(model), tgc_model_call_seconds(model) + p->num_calls);
+}
+
 /// Compile in memory and run through the runtime, like a compiled executable would.
 bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
                  const std::vector<interp::TensorSpec> &sig, const std::map<std::string, int64_t> &variables,
@@ -73,79 +133,41 @@ bool runCompiled(Module &m, const RunOptions &o, const interp::ArrayMap &inputs,
   const tgc_program_info *p = jit.program();
   std::vector<const void *> in;
   std::vector<void *> out;
-  for (int i = 0; i < p->num_buffers; ++i) {
-    const tgc_buffer_info &b = p->buffers[i];
-    if (b.kind == TGC_INPUT) {
-      in.push_back(inputs.at(b.name).data.data());
-    } else if (b.kind == TGC_OUTPUT) {
-      rt::Array &a = outputs[b.name];
-      a.type = rt::ElemType(b.dtype);
-      a.shape.assign(b.shape, b.shape + b.rank);
-      for (int d = 0; b.dim_vars && d < b.rank; ++d) // a variable axis holds the variable's value
-        if (b.dim_vars[d] >= 0)
-          a.shape[size_t(d)] = variables.at(p->buffers[b.dim_vars[d]].name);
-      a.data.assign(a.byteSize(), 0);
-      out.push_back(a.data.data());
-    }
-  }
-  char msg[512];
-  tgc_model *model = tgc_model_create(p, weights.empty() ? nullptr : weights.c_str(), o.threads, msg, sizeof(msg));
-  if (!model) {
-    err = msg;
+  bindBuffers(p, inputs, variables, outputs, in, out);
+  ModelPtr model = prepareModel(p, weights, o.threads, inputs, variables, err);
+  if (!model)
     return false;
-  }
-  for (int i = 0; i < p->num_buffers; ++i) // weights without a file come from the generator, like the interpreter's
-    if (p->buffers[i].kind == TGC_WEIGHT && weights.empty())
-      tgc_model_bind_weight(model, p->buffers[i].name, inputs.at(p->buffers[i].name).data.data());
-  for (const auto &[name, value] : variables) {
-    if (tgc_model_set_variable(model, name.c_str(), value) != 0) {
-      err = tgc_model_error(model);
-      tgc_model_destroy(model);
-      return false;
-    }
-  }
   auto runOnce = [&] {
-    if (tgc_model_run(model, in.data(), out.data()) == 0)
+    if (tgc_model_run(model.get(), in.data(), out.data()) == 0)
       return true;
-    err = tgc_model_error(model);
-    tgc_model_destroy(model);
+    err = tgc_model_error(model.get());
     return false;
   };
   if (trace)
-    tgc_model_set_timing(model, 1);
-  if (!runOnce())
-    return false;
-  if (trace && !runOnce()) // a warm run for the viewer's times
+    tgc_model_set_timing(model.get(), 1);
+  if (!runOnce() || (trace && !runOnce())) // with the viewer, a warm run for its times
     return false;
   if (trace) {
-    if (!p->device) {
-      const rt::MachinePeak &peak = rt::machinePeak();
-      trace->cpu = peak.cpu;
-      trace->peakGflops = peak.gflops;
-      trace->peakGbps = peak.gbps;
-    }
-    trace->callSeconds.assign(tgc_model_call_seconds(model), tgc_model_call_seconds(model) + p->num_calls);
+    recordTimes(*trace, p, model.get());
     if (!writeVizFile(o.viz, *trace, m, *target)) {
-      tgc_model_destroy(model);
       err = "";
       return false;
     }
   }
-  if (o.bench > 0) {
-    while (!tgc_model_settled(model)) // the runs that choose each call's threads are warm-ups
-      if (!runOnce())
-        return false;
-    std::vector<double> t;
-    for (int i = 0; i < o.bench; ++i) {
-      auto start = std::chrono::steady_clock::now();
-      if (!runOnce())
-        return false;
-      t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    std::sort(t.begin(), t.end());
-    std::printf("bench: %d runs, min %.3f ms, median %.3f ms\n", o.bench, t.front() * 1e3, t[t.size() / 2] * 1e3);
+  if (o.bench <= 0)
+    return true;
+  while (!tgc_model_settled(model.get())) // the runs that choose each call's threads are warm-ups
+    if (!runOnce())
+      return false;
+  std::vector<double> t;
+  for (int i = 0; i < o.bench; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (!runOnce())
+      return false;
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  tgc_model_destroy(model);
+  std::sort(t.begin(), t.end());
+  std::printf("bench: %d runs, min %.3f ms, median %.3f ms\n", o.bench, t.front() * 1e3, t[t.size() / 2] * 1e3);
   return true;
 }
 
