@@ -158,12 +158,10 @@ struct Blocks {
   }
 };
 
-} // namespace
-
-InPlaceCopies findInPlaceCopies(const UOp *linear, const std::vector<bool> &skip, int64_t align) {
+/// The copies that may be dropped one by one: S is complete before the copy, B is read only after it, nobody else
+/// stores into the copied part, and neither is written by a skipped call.
+std::vector<Copy> candidateCopies(const UOp *linear, const std::vector<bool> &skip) {
   size_t n = linear->numSrc();
-  InPlaceCopies result;
-  result.dropped.assign(n, false);
   std::map<const UOp *, std::vector<size_t>> writers;
   std::map<const UOp *, std::vector<size_t>> readers;
   std::set<const UOp *> skipped;
@@ -200,6 +198,40 @@ InPlaceCopies findInPlaceCopies(const UOp *linear, const std::vector<bool> &skip
     if (!skip[i])
       if (std::optional<Copy> c = asCopy(linear->src(i), i); c && safe(*c))
         copies.push_back(*c);
+  return copies;
+}
+
+/// Whether the bytes the members of a block produce themselves (not copied into them) never overlap, at the members'
+/// block offsets; `covered`: per buffer, the byte ranges copies fill.
+bool ownBytesDisjoint(const std::vector<std::pair<const UOp *, int64_t>> &members,
+                      std::map<const UOp *, std::vector<std::pair<int64_t, int64_t>>> &covered) {
+  std::vector<std::pair<int64_t, int64_t>> own;
+  for (auto [b, off] : members) {
+    std::vector<std::pair<int64_t, int64_t>> parts = covered[b];
+    std::sort(parts.begin(), parts.end());
+    int64_t at = 0;
+    int64_t size = elements(b) * bufferElementBytes(b);
+    for (auto [lo, hi] : parts) {
+      if (lo > at)
+        own.push_back({off + at, off + lo});
+      at = std::max(at, hi);
+    }
+    if (at < size)
+      own.push_back({off + at, off + size});
+  }
+  std::sort(own.begin(), own.end());
+  for (size_t i = 1; i < own.size(); ++i)
+    if (own[i].first < own[i - 1].second)
+      return false;
+  return true;
+}
+
+} // namespace
+
+InPlaceCopies findInPlaceCopies(const UOp *linear, const std::vector<bool> &skip, int64_t align) {
+  InPlaceCopies result;
+  result.dropped.assign(linear->numSrc(), false);
+  std::vector<Copy> copies = candidateCopies(linear, skip);
 
   // join blocks: offset(src) = offset(dst) + offset * element bytes
   Blocks blocks;
@@ -235,24 +267,7 @@ InPlaceCopies findInPlaceCopies(const UOp *linear, const std::vector<bool> &skip
     covered[c->dst].push_back({at, at + elements(c->src) * bufferElementBytes(c->src)});
   }
   for (auto &[root, list] : members) {
-    bool ok = !conflicted.count(root);
-    std::vector<std::pair<int64_t, int64_t>> own; // bytes members produce themselves, block offsets
-    for (auto [b, off] : list) {
-      std::vector<std::pair<int64_t, int64_t>> parts = covered[b];
-      std::sort(parts.begin(), parts.end());
-      int64_t at = 0;
-      int64_t size = elements(b) * bufferElementBytes(b);
-      for (auto [lo, hi] : parts) {
-        if (lo > at)
-          own.push_back({off + at, off + lo});
-        at = std::max(at, hi);
-      }
-      if (at < size)
-        own.push_back({off + at, off + size});
-    }
-    std::sort(own.begin(), own.end());
-    for (size_t i = 1; i < own.size(); ++i)
-      ok = ok && own[i].first >= own[i - 1].second;
+    bool ok = !conflicted.count(root) && ownBytesDisjoint(list, covered);
     int64_t low = 0;
     int64_t high = 0;
     for (auto [b, off] : list) {
