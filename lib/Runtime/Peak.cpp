@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <unistd.h>
 #include <vector>
 
@@ -133,6 +133,19 @@ double measureGflops() {
   return double(n) * kChains * lanes * 2 / s * 1e-9;
 }
 
+using ReadStream = float (*)(const float *, size_t);
+
+/// The read stream in the widest vectors this CPU has.
+ReadStream widestRead() {
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512f"))
+    return read512;
+  if (__builtin_cpu_supports("avx2"))
+    return read256;
+#endif
+  return readScalar;
+}
+
 /// The faster of a read stream and a memcpy (read + written bytes) over 64 MiB, which is past the caches.
 double measureGbps() {
   const size_t bytes = size_t(64) << 20;
@@ -143,13 +156,7 @@ double measureGbps() {
         asm volatile("" : : "r"(to.data()) : "memory"); // the copy is used
       },
       4);
-  float (*read)(const float *, size_t) = readScalar;
-#if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx512f"))
-    read = read512;
-  else if (__builtin_cpu_supports("avx2"))
-    read = read256;
-#endif
+  ReadStream read = widestRead();
   volatile float sink = 0;
   double stream = bestSeconds([&] { sink = sink + read(from.data(), from.size()); }, 4);
   return std::max(2.0 * double(bytes) / copy, double(bytes) / stream) * 1e-9;
@@ -160,13 +167,7 @@ double measureCacheGbps() {
   long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
   size_t bytes = size_t(std::clamp<long>(l2 > 0 ? l2 / 2 : 128 * 1024, 16 * 1024, 1024 * 1024));
   std::vector<float> data(bytes / sizeof(float), 1.0f);
-  float (*read)(const float *, size_t) = readScalar;
-#if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx512f"))
-    read = read512;
-  else if (__builtin_cpu_supports("avx2"))
-    read = read256;
-#endif
+  ReadStream read = widestRead();
   const int sweeps = int(std::max<size_t>(1, (size_t(256) << 20) / bytes)); // 256 MiB read per timing
   volatile float sink = 0;
   double s = bestSeconds(
