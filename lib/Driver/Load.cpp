@@ -11,6 +11,7 @@
 #include "Runtime/Safetensors.h"
 #include "Support/FileIO.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -96,16 +97,77 @@ bool parseBinds(const std::vector<std::string> &flags, std::map<std::string, rt:
   return true;
 }
 
-bool parseDims(const std::vector<std::string> &flags, std::map<std::string, int64_t> &out, std::string &error) {
+namespace {
+
+/// A whole non-negative decimal number, the whole of `text`.
+std::optional<int64_t> parseSize(const std::string &text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 18)
+    return std::nullopt;
+  return std::stoll(text);
+}
+
+} // namespace
+
+bool parseDims(const std::vector<std::string> &flags, std::map<std::string, OnnxDim> &out, std::string &error) {
   for (const std::string &f : flags) {
     size_t eq = f.find('=');
-    char *end = nullptr;
-    long long v = eq == std::string::npos ? -1 : std::strtoll(f.c_str() + eq + 1, &end, 10);
-    if (eq == std::string::npos || eq == 0 || !end || *end || end == f.c_str() + eq + 1 || v < 0) {
-      error = "--dim needs NAME=SIZE with a size >= 0, got '" + f + "'";
+    std::string value = eq == std::string::npos ? "" : f.substr(eq + 1);
+    size_t dots = value.find("..");
+    std::optional<int64_t> lo = parseSize(value.substr(0, dots));
+    std::optional<int64_t> hi = dots == std::string::npos ? lo : parseSize(value.substr(dots + 2));
+    if (eq == std::string::npos || eq == 0 || !lo || !hi || *hi < *lo || (dots != std::string::npos && *hi < 1)) {
+      error = "--dim needs NAME=SIZE, or NAME=LO..HI with 0 <= LO <= HI and HI >= 1 for a variable, got '" + f + "'";
       return false;
     }
-    out[f.substr(0, eq)] = v;
+    out[f.substr(0, eq)] = OnnxDim{*lo, *hi, dots != std::string::npos};
+  }
+  return true;
+}
+
+/// The dynamic dimensions of `in` that `dims` leaves out, sized by the array `a` given for it.
+static bool sizeFromArray(const OnnxInputDims &in, const rt::Array &a, const std::string &file,
+                          std::map<std::string, std::pair<int64_t, std::string>> &sizes, std::string &error) {
+  if (a.shape.size() != in.dimParams.size())
+    return true; // the wrong rank: the model's own check says so, with the expected shape
+  for (size_t i = 0; i < a.shape.size(); ++i) {
+    const std::string &param = in.dimParams[i];
+    if (param.empty())
+      continue;
+    auto [it, fresh] = sizes.emplace(param, std::pair(a.shape[i], file));
+    if (!fresh && it->second.first != a.shape[i])
+      return error = "the dynamic dimension '" + param + "' is " + std::to_string(it->second.first) + " in '" +
+                     it->second.second + "' but " + std::to_string(a.shape[i]) + " in '" + file + "'",
+             false;
+  }
+  return true;
+}
+
+bool dimsFromInputs(const std::string &model, const std::vector<std::string> &inputFlags,
+                    std::vector<std::string> &dims, std::string &error) {
+  std::vector<OnnxInputDims> inputs;
+  std::string unreadable; // the import that follows says why, located as its other errors are
+  if (!readOnnxInputDims(model, inputs, unreadable))
+    return true;
+  std::map<std::string, std::pair<int64_t, std::string>> sizes; // dim_param -> size, the file it came from
+  for (const std::string &flag : inputFlags) {
+    size_t eq = flag.find('=');
+    if (eq == std::string::npos)
+      continue; // malformed: reported where the inputs are read
+    std::string name = flag.substr(0, eq);
+    std::string file = flag.substr(eq + 1);
+    auto in = std::find_if(inputs.begin(), inputs.end(), [&](const OnnxInputDims &d) { return d.name == name; });
+    rt::Array a;
+    if (in == inputs.end() ||
+        std::all_of(in->dimParams.begin(), in->dimParams.end(), [](auto &p) { return p.empty(); }))
+      continue;
+    if (!readArrayFile(file, a, error) || !sizeFromArray(*in, a, file, sizes, error))
+      return false;
+  }
+  for (const auto &[param, size] : sizes) {
+    bool given =
+        std::any_of(dims.begin(), dims.end(), [&](const std::string &d) { return d.rfind(param + "=", 0) == 0; });
+    if (!given)
+      dims.push_back(param + "=" + std::to_string(size.first));
   }
   return true;
 }

@@ -4,6 +4,7 @@
 
 #pragma once
 
+#include "Frontend/Onnx.h"
 #include "IR/Module.h"
 #include "Runtime/Array.h"
 #include "Support/Diagnostics.h"
@@ -17,7 +18,7 @@ namespace tgc {
 
 /// How an ONNX model is read (an imported model's weights go to a temporary file removed when tgc exits).
 struct LoadOptions {
-  std::vector<std::string> dims;  // NAME=SIZE (--dim)
+  std::vector<std::string> dims;  // NAME=SIZE or NAME=LO..HI (--dim)
   std::vector<std::string> binds; // NAME=FILE (--bind): ONNX graph inputs fixed to known data
 };
 
@@ -37,7 +38,12 @@ bool readArrayFile(const std::string &path, rt::Array &out, std::string &error);
 /// The --bind flags as a map of arrays; false with a one-line reason.
 bool parseBinds(const std::vector<std::string> &flags, std::map<std::string, rt::Array> &out, std::string &error);
 
-/// The --dim flags as a map; false with a one-line reason.
-bool parseDims(const std::vector<std::string> &flags, std::map<std::string, int64_t> &out, std::string &error);
+/// `dims` with a NAME=SIZE added for each dynamic dimension of the ONNX model at `model` that it leaves out and an
+/// --input array (NAME=FILE flags) gives a size to; false with a one-line reason (two arrays disagree on a size).
+bool dimsFromInputs(const std::string &model, const std::vector<std::string> &inputFlags,
+                    std::vector<std::string> &dims, std::string &error);
+
+/// The --dim flags as a map: NAME=SIZE a size, NAME=LO..HI a variable within bounds; false with a one-line reason.
+bool parseDims(const std::vector<std::string> &flags, std::map<std::string, OnnxDim> &out, std::string &error);
 
 } // namespace tgc

@@ -3,9 +3,11 @@
 //===----------------------------------------------------------------------===//
 //
 // Every ONNX node becomes tensor-level UOps (composites where tgc has one: conv2d, matmul, batchnorm, ...), built
-// with the parser's checks (IR/Sugar.h: buildNode). Shapes are static: shape computations (Shape, Gather, Concat,
-// ... on constants) are folded at import by the reference interpreter, and a dynamic dimension of a graph input
-// needs a size (--dim NAME=SIZE). Problems are one error naming the node and its operator, never a crash.
+// with the parser's checks (IR/Sugar.h: buildNode). Shape computations (Shape, Gather, Concat, ... on constants)
+// are folded at import by the reference interpreter. A dynamic dimension of a graph input needs a size (--dim
+// NAME=SIZE) or bounds (--dim NAME=LO..HI): then it stays a variable (a define_var), as in a .uop model, wherever
+// the model does not compute with its value (a Shape or Size of it is an error). Problems are one error naming the
+// node and its operator, never a crash.
 
 #pragma once
 
@@ -21,9 +23,16 @@
 
 namespace tgc {
 
+/// What a named dynamic dimension (ONNX dim_param) becomes: a size, or a variable within bounds.
+struct OnnxDim {
+  int64_t lo = 0;
+  int64_t hi = 0;
+  bool variable = false; // --dim NAME=LO..HI; otherwise lo == hi, the size
+};
+
 struct OnnxImportOptions {
-  /// Sizes of named dynamic dimensions (ONNX dim_param), e.g. {"batch_size", 1}.
-  std::map<std::string, int64_t> dims;
+  /// The named dynamic dimensions, e.g. {"batch_size", {1, 1}} or {"N", {1, 64, true}}.
+  std::map<std::string, OnnxDim> dims;
   /// Graph inputs fixed to known data (--bind NAME=FILE): they become weights, and shape computations on them fold.
   std::map<std::string, rt::Array> bound;
   /// The safetensors file the module's `weights` directive names (relative to the .uop file).
@@ -50,6 +59,14 @@ struct OnnxOpInfo {
   const char *notes;
 };
 const std::vector<OnnxOpInfo> &onnxOperators();
+
+/// The graph inputs of the model at `path` (initializers excluded) and the dim_param of each axis ("" for a static
+/// one), for taking dynamic sizes from input arrays; false with a one-line reason.
+struct OnnxInputDims {
+  std::string name;
+  std::vector<std::string> dimParams;
+};
+bool readOnnxInputDims(const std::string &path, std::vector<OnnxInputDims> &out, std::string &error);
 
 /// Read a serialized TensorProto (the .pb files of ONNX's test data) into an array; false with a one-line reason.
 bool readOnnxTensorFile(const std::string &path, rt::Array &out, std::string &name, std::string &error);

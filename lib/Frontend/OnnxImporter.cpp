@@ -7,6 +7,7 @@
 
 #include "IR/Infer.h"
 #include "IR/Sugar.h"
+#include "IR/SymbolicDims.h"
 #include "Interp/Interpreter.h"
 #include "Support/FileIO.h"
 
@@ -61,6 +62,7 @@ private:
   bool bindInitializers(const onnx::GraphProto &g);
   bool checkFlagNames(const onnx::GraphProto &g);
   bool bindInputs(const onnx::GraphProto &g);
+  const UOp *dimVariable(const std::string &name, const OnnxDim &d);
   bool checkOperators(const onnx::GraphProto &g);
   bool importNode(const onnx::NodeProto &node, int index);
   void fold(const onnx::NodeProto &node);
@@ -74,6 +76,7 @@ private:
   const OnnxImportOptions &opts_;
   int64_t opset_ = 0;
   std::map<std::string, Value> values_;
+  std::map<std::string, const UOp *> dimVars_; // dim_param -> its define_var (--dim NAME=LO..HI)
   std::map<std::string, std::shared_ptr<const rt::Array>> weights_;
   std::set<std::string> names_;                    // taken by inputs, weights and outputs
   std::map<std::string, std::string> outputNames_; // graph output -> its name in the program (reserved first)
@@ -167,6 +170,14 @@ bool Importer::checkFlagNames(const onnx::GraphProto &g) {
   return true;
 }
 
+/// The define_var of a dynamic dimension kept variable (--dim NAME=LO..HI), one per name.
+const UOp *Importer::dimVariable(const std::string &name, const OnnxDim &d) {
+  const UOp *&v = dimVars_[name];
+  if (!v)
+    v = ctx_.make(Op::DefineVar, dt::Index, {}, Arg::tuple({Arg(sanitize(name)), Arg(d.lo), Arg(d.hi)}));
+  return v;
+}
+
 bool Importer::bindInputs(const onnx::GraphProto &g) {
   if (!checkFlagNames(g))
     return false;
@@ -188,6 +199,7 @@ bool Importer::bindInputs(const onnx::GraphProto &g) {
     if (!tt.has_shape())
       return error(what + " has no shape; tgc compiles static shapes");
     Shape shape;
+    std::vector<const UOp *> vars(size_t(tt.shape().dim_size()), nullptr);
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
       const onnx::TensorShapeProto_Dimension &dim = tt.shape().dim(i);
       if (dim.has_dim_value() && dim.dim_value() >= 0) {
@@ -199,13 +211,18 @@ bool Importer::bindInputs(const onnx::GraphProto &g) {
       auto given = opts_.dims.find(dim.dim_param());
       if (given == opts_.dims.end())
         return error(what + " has the dynamic dimension '" + dim.dim_param() + "' (axis " + std::to_string(i) +
-                     "); give it a size with --dim " + dim.dim_param() + "=SIZE");
-      shape.push_back(given->second);
+                     "); give it a size with --dim " + dim.dim_param() + "=SIZE or bounds with --dim " +
+                     dim.dim_param() + "=LO..HI");
+      shape.push_back(given->second.hi);
+      if (given->second.variable)
+        vars[size_t(i)] = dimVariable(dim.dim_param(), given->second);
     }
+    if (std::none_of(vars.begin(), vars.end(), [](const UOp *v) { return v; }))
+      vars.clear();
     if (rt::checkedNumel(shape) < 0)
       return error(what + " has too many elements");
     std::string err;
-    const UOp *u = buildNode(ctx_, Op::Input, {}, Arg(uniqueName(vi.name())), *d, shape, err);
+    const UOp *u = buildNode(ctx_, Op::Input, {}, Arg(uniqueName(vi.name())), *d, shape, err, nullptr, {}, vars);
     if (!u)
       return error(what + ": " + err);
     values_[vi.name()] = Value{u, nullptr, ""};
@@ -470,7 +487,11 @@ void NodeCtx::onlyOutputs(size_t n, const char *what) {
 const UOp *NodeCtx::make(Op op, std::vector<const UOp *> src, Arg arg, std::optional<DType> dtype,
                          const std::optional<Shape> &shape) {
   std::string err;
-  const UOp *u = buildNode(ctx(), op, std::move(src), std::move(arg), dtype, shape, err);
+  // a shape given for the result keeps the operands' variable axes (--dim NAME=LO..HI) where they carry over
+  std::vector<const UOp *> vars;
+  if (shape)
+    vars = op == Op::Expand ? broadcastVars(src, *shape) : deriveDimVars(op, src, arg, *shape);
+  const UOp *u = buildNode(ctx(), op, std::move(src), std::move(arg), dtype, shape, err, nullptr, {}, vars);
   if (!u)
     fail(err);
   return u;
@@ -632,6 +653,27 @@ std::optional<OnnxImport> importOnnx(Context &ctx, const std::string &path, cons
     return std::nullopt;
   }
   return importOnnxBytes(ctx, bytes, path, opts, diags);
+}
+
+bool readOnnxInputDims(const std::string &path, std::vector<OnnxInputDims> &out, std::string &error) {
+  std::string bytes;
+  onnx::ModelProto model;
+  if (!readFile(path, bytes, error))
+    return error = "cannot read '" + path + "': " + error, false;
+  if (bytes.size() > size_t(INT32_MAX) || !model.ParseFromArray(bytes.data(), int(bytes.size())))
+    return error = path + ": not a valid ONNX model (the protobuf does not parse)", false;
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto &t : model.graph().initializer())
+    initializers.insert(t.name());
+  for (const onnx::ValueInfoProto &vi : model.graph().input()) {
+    if (initializers.count(vi.name()) || !vi.type().tensor_type().has_shape())
+      continue;
+    OnnxInputDims in{vi.name(), {}};
+    for (const onnx::TensorShapeProto_Dimension &dim : vi.type().tensor_type().shape().dim())
+      in.dimParams.push_back(dim.has_dim_param() && !dim.has_dim_value() ? dim.dim_param() : "");
+    out.push_back(std::move(in));
+  }
+  return true;
 }
 
 } // namespace tgc

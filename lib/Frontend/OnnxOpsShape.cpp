@@ -5,6 +5,7 @@
 #include "Frontend/OnnxImporter.h"
 
 #include "IR/Sugar.h"
+#include "IR/SymbolicDims.h"
 #include "Interp/Interpreter.h"
 
 #include <algorithm>
@@ -479,17 +480,31 @@ void importOneHot(NodeCtx &n) {
 
 // --- known data ---------------------------------------------------------------------------------------------------
 
+/// Shape and Size are computed at import: an axis that is a variable (--dim NAME=LO..HI) has no size yet.
+void failOnVariable(NodeCtx &n, const UOp *x, int64_t axis) {
+  std::span<const UOp *const> vars = x->dimVars();
+  if (size_t(axis) < vars.size() && vars[size_t(axis)])
+    n.fail("the model computes with the size of the variable dimension '" + varName(vars[size_t(axis)]) + "' (axis " +
+           std::to_string(axis) + "); give it a size with --dim NAME=SIZE");
+}
+
 void importShape(NodeCtx &n) {
   const UOp *x = n.in(0);
   int64_t r = x->rank();
   int64_t start = n.attrInt("start", 0), end = n.attrInt("end", r);
   start = std::clamp(start < 0 ? start + r : start, int64_t(0), r);
   end = std::clamp(end < 0 ? end + r : end, int64_t(0), r);
+  for (int64_t i = start; i < end; ++i)
+    failOnVariable(n, x, i);
   std::vector<int64_t> dims(x->shape().begin() + start, x->shape().begin() + std::max(start, end));
   n.outHost(0, makeIntArray(rt::ElemType::I64, {int64_t(dims.size())}, dims));
 }
 
-void importSize(NodeCtx &n) { n.outHost(0, makeIntArray(rt::ElemType::I64, {}, {n.in(0)->numel()})); }
+void importSize(NodeCtx &n) {
+  for (int64_t i = 0; i < n.in(0)->rank(); ++i)
+    failOnVariable(n, n.in(0), i);
+  n.outHost(0, makeIntArray(rt::ElemType::I64, {}, {n.in(0)->numel()}));
+}
 
 void importConstant(NodeCtx &n) {
   if (n.hasAttr("sparse_value") || n.hasAttr("value_string") || n.hasAttr("value_strings"))

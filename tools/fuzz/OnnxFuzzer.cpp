@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   DiagEngine diags;
   diags.setCapture(true);
   OnnxImportOptions opts;
-  opts.dims = {{"N", 2}, {"batch", 1}};
+  opts.dims = {{"N", {2, 2}}, {"batch", {1, 4, true}}}; // a size, and a variable
   std::optional<OnnxImport> imp = importOnnxBytes(ctx, bytes, "fuzz.onnx", opts, diags);
   if (!imp) {
     check(diags.hasErrors(), "a failed import reported no error");

@@ -177,7 +177,11 @@ int runCommand(const RunOptions &o) {
   Context ctx;
   SourceManager sm;
   DiagEngine diags(&sm);
-  std::optional<Module> m = loadModel(ctx, o.input, sm, diags, LoadOptions{o.dims, o.binds});
+  std::vector<std::string> dims = o.dims;
+  std::string dimsError;
+  if (isOnnxPath(o.input) && !dimsFromInputs(o.input, o.data.inputs, dims, dimsError))
+    return oneLineError(dimsError);
+  std::optional<Module> m = loadModel(ctx, o.input, sm, diags, LoadOptions{dims, o.binds});
   if (!m)
     return 1;
   std::vector<interp::TensorSpec> sig;

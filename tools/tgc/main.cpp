@@ -28,7 +28,8 @@ void addFpContractOption(CLI::App *cmd, tgc::FpContract &mode) {
       ->check(CLI::IsMember({"off", "on", "fast"}));
 }
 
-const char *dimHelp = "NAME=SIZE: the size of an ONNX model's dynamic dimension (repeatable)";
+const char *dimHelp = "NAME=SIZE: the size of an ONNX model's dynamic dimension; NAME=LO..HI: keep it a variable "
+                      "within these bounds (repeatable)";
 const char *bindHelp = "NAME=FILE (.npy or .pb): fix an ONNX model's input to this data when compiling, as if it "
                        "were a weight (repeatable)";
 
