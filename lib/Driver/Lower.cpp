@@ -33,7 +33,7 @@ bool lowerTensors(Module &m, DiagEngine &diags, const TargetDesc &target, const 
   return run("lower-tensors", m, diags, target, "", nullptr, lo);
 }
 
-bool fillTuningCache(const Module &m, DiagEngine &diags, const TargetInfo &target, const TuningOptions &tuning,
+bool fillTuningCache(const Module &m, DiagEngine &diags, const CompileTarget &target, const TuningOptions &tuning,
                      TuningCache &cache) {
   std::string err;
   if (!tuning.file.empty() && !cache.load(tuning.file, err)) {
@@ -60,7 +60,7 @@ bool fillTuningCache(const Module &m, DiagEngine &diags, const TargetInfo &targe
   return true;
 }
 
-bool lowerKernels(Module &m, DiagEngine &diags, const TargetInfo &target, const LowerOptions &lo) {
+bool lowerKernels(Module &m, DiagEngine &diags, const CompileTarget &target, const LowerOptions &lo) {
   const TuningOptions &tuning = lo.tuning;
   if (tuning.beam <= 0 && tuning.file.empty()) // codegen's optimize takes `opts`
     return run("codegen", m, diags, target.desc, lo.opts, nullptr, lo);
@@ -79,7 +79,7 @@ bool lowerKernels(Module &m, DiagEngine &diags, const TargetInfo &target, const 
   return run("codegen", m, diags, target.desc, "", &table, lo);
 }
 
-bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetInfo &target, const LowerOptions &lo) {
+bool lowerForCodegen(Module &m, DiagEngine &diags, const CompileTarget &target, const LowerOptions &lo) {
   return lowerTensors(m, diags, target.desc, lo) && lowerKernels(m, diags, target, lo);
 }
 

@@ -10,7 +10,7 @@
 #include "Passes/PassManager.h"
 #include "Passes/TargetDesc.h"
 #include "Support/Diagnostics.h"
-#include "Target/TargetInfo.h"
+#include "Target/CompileTarget.h"
 #include "Search/TuningCache.h"
 #include "Viz/Trace.h"
 
@@ -45,14 +45,14 @@ bool lowerTensors(Module &m, DiagEngine &diags, const TargetDesc &target, const 
 
 /// For a module after lower-tensors: read tuning.file into `cache` (a missing file is empty), and with a beam width
 /// search the kernels it lacks and write the file back. Errors go to `diags`.
-bool fillTuningCache(const Module &m, DiagEngine &diags, const TargetInfo &target, const TuningOptions &tuning,
+bool fillTuningCache(const Module &m, DiagEngine &diags, const CompileTarget &target, const TuningOptions &tuning,
                      TuningCache &cache);
 
 /// For a module after lower-tensors: the codegen pipeline, with lo.opts, or with the tuning cache's actions (after
 /// searching the kernels it lacks, with a beam width).
-bool lowerKernels(Module &m, DiagEngine &diags, const TargetInfo &target, const LowerOptions &lo = {});
+bool lowerKernels(Module &m, DiagEngine &diags, const CompileTarget &target, const LowerOptions &lo = {});
 
 /// Lower a tensor-level model to a program whose kernels are ready for a renderer: lowerTensors, then lowerKernels.
-bool lowerForCodegen(Module &m, DiagEngine &diags, const TargetInfo &target, const LowerOptions &lo = {});
+bool lowerForCodegen(Module &m, DiagEngine &diags, const CompileTarget &target, const LowerOptions &lo = {});
 
 } // namespace tgc

@@ -7,7 +7,7 @@
 #include "IR/Infer.h"
 #include "IR/SymbolicDims.h"
 #include "IR/Verifier.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 #include "Runtime/Random.h"
 
 #include <algorithm>

@@ -710,6 +710,43 @@ template <typename At> void warpMmas(std::vector<std::unique_ptr<Kernel>> &items
   }
 }
 
+/// Runs group g's work-items in lockstep from barrier to barrier (and wmma to wmma, where a warp computes together):
+/// each runs until it stops, and all must stop at the same op or all finish, else a "barrier divergence" error names
+/// two that differ.
+template <typename At>
+void runInLockstep(const UOp *kernel, const UOp *list, std::vector<std::unique_ptr<Kernel>> &items, const Launch &l,
+                   int64_t g, At &at) {
+  for (int64_t i = 0; i < l.items; ++i) {
+    items[size_t(i)]->setLaunch(at(g, i));
+    items[size_t(i)]->start(list);
+  }
+  for (bool running = true; running;) {
+    std::optional<size_t> barrierAt;
+    for (int64_t i = 0; i < l.items; ++i) {
+      bool stopped = false;
+      try {
+        stopped = items[size_t(i)]->resume();
+      } catch (InterpError &e) {
+        fail(e.message + " (work-item " + describe(at(g, i)) + ")");
+      }
+      std::optional<size_t> here = stopped ? std::optional<size_t>(items[size_t(i)]->position()) : std::nullopt;
+      if (here && items[size_t(i)]->atWmma()) // barrier stops and wmma stops never compare equal
+        here = *here + (size_t(1) << 40);
+      if (i == 0) {
+        barrierAt = here;
+      } else if (here != barrierAt) {
+        std::string a = barrierAt ? "reached the barrier before op " + std::to_string(*barrierAt) : "finished";
+        std::string b = here ? "reached the barrier before op " + std::to_string(*here) : "finished";
+        fail("barrier divergence in kernel '" + (kernel->arg().isString() ? kernel->arg().getString() : "") +
+             "': work-item " + describe(at(g, 0)) + " " + a + " while work-item " + describe(at(g, i)) + " " + b);
+      }
+    }
+    running = barrierAt.has_value();
+    if (running && items[0]->atWmma())
+      warpMmas(items, l, g, at);
+  }
+}
+
 /// Run a kernel as a GPU launch: every work-item of every work-group, local memory shared within a group. A
 /// kernel with barriers runs its work-items in lockstep from barrier to barrier; all must reach the same barrier.
 void runLaunch(const UOp *kernel, const Launch &l, std::vector<Memory> &buffers) {
@@ -769,37 +806,7 @@ void runLaunch(const UOp *kernel, const Launch &l, std::vector<Memory> &buffers)
       }
       continue;
     }
-    for (int64_t i = 0; i < l.items; ++i) {
-      items[size_t(i)]->setLaunch(at(g, i));
-      items[size_t(i)]->start(list);
-    }
-    for (bool running = true; running;) {
-      std::optional<size_t> barrierAt;
-      int64_t first = -1;
-      for (int64_t i = 0; i < l.items; ++i) {
-        bool stopped = false;
-        try {
-          stopped = items[size_t(i)]->resume();
-        } catch (InterpError &e) {
-          fail(e.message + " (work-item " + describe(at(g, i)) + ")");
-        }
-        std::optional<size_t> here = stopped ? std::optional<size_t>(items[size_t(i)]->position()) : std::nullopt;
-        if (here && items[size_t(i)]->atWmma()) // barrier stops and wmma stops never compare equal
-          here = *here + (size_t(1) << 40);
-        if (i == 0) {
-          barrierAt = here;
-          first = 0;
-        } else if (here != barrierAt) {
-          std::string a = barrierAt ? "reached the barrier before op " + std::to_string(*barrierAt) : "finished";
-          std::string b = here ? "reached the barrier before op " + std::to_string(*here) : "finished";
-          fail("barrier divergence in kernel '" + (kernel->arg().isString() ? kernel->arg().getString() : "") +
-               "': work-item " + describe(at(g, first)) + " " + a + " while work-item " + describe(at(g, i)) + " " + b);
-        }
-      }
-      running = barrierAt.has_value();
-      if (running && items[0]->atWmma())
-        warpMmas(items, l, g, at);
-    }
+    runInLockstep(kernel, list, items, l, g, at);
   }
 }
 

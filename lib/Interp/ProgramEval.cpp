@@ -8,7 +8,7 @@
 #include "Interp/Internal.h"
 
 #include "IR/UOp.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 
 #include <algorithm>
 #include <unordered_map>

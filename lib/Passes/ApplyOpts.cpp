@@ -15,7 +15,7 @@
 #include "Passes/Linearize.h"
 #include "Passes/OptAction.h"
 #include "Passes/Pass.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 
 #include <algorithm>
 #include <charconv>

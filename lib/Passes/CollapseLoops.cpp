@@ -18,7 +18,7 @@
 #include "IR/Rewrite.h"
 #include "Passes/Linearize.h"
 #include "Passes/Pass.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 #include "Passes/SimplifyRules.h"
 
 #include <algorithm>

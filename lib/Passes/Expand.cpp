@@ -23,7 +23,7 @@
 #include "Passes/Coalesce.h"
 #include "Passes/Linearize.h"
 #include "Passes/Pass.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 #include "Passes/SimplifyRules.h"
 
 #include <algorithm>

@@ -20,7 +20,7 @@
 
 #include "IR/Rewrite.h"
 #include "Passes/Pass.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 
 #include <algorithm>
 #include <map>

@@ -23,7 +23,7 @@
 #include "Passes/InPlaceCopies.h"
 
 #include "IR/Rewrite.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 
 #include <algorithm>
 #include <optional>

@@ -14,7 +14,7 @@
 #include "IR/NodeIdMap.h"
 #include "IR/NodeMap.h"
 #include "Passes/Pass.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 
 #include <algorithm>
 #include <bit>

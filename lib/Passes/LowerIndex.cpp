@@ -7,7 +7,7 @@
 
 #include "IR/NodeIdMap.h"
 #include "Passes/Pass.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 
 namespace tgc {
 namespace {

@@ -40,7 +40,7 @@
 #include "IR/TensorCore.h"
 #include "Passes/OptAction.h"
 #include "Passes/Pass.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 #include "Passes/SimplifyRules.h"
 
 #include <algorithm>
@@ -627,22 +627,75 @@ LanesChoice chooseLanesAxis(const KernelFacts &f, int64_t width) {
   return c;
 }
 
-/// The register tile of a kernel with reduces: loop axes along which some load is reused get upcast actions (into
-/// `actions`); `lanes` is widened with what the budget leaves; `blockable` is set for a matmul-like kernel whose
-/// lanes-axis operand is too big for L2 (it is cache-blocked along that axis).
-void chooseRegisterTile(const KernelFacts &f, const TargetDesc &t, const UOp *lanesAxis, bool unroll, int64_t budget,
-                        int64_t width, int64_t &lanes, bool &blockable, std::vector<OptAction> &actions) {
-  // the register tile: loop axes along which some load is reused, innermost first; up to 4 each, then up to 16
-  // while the accumulators fit the budget; what is left widens the lanes axis up to 4 vector widths
-  // axes that reuse a vector load (one contiguous along the lanes) come first: a matmul whose output is
-  // reshaped to [tokens, heads, 64] tiles the tokens (reusing the weight's vectors), not the heads (a scalar)
-  std::vector<std::pair<const UOp *, int64_t>> tile;
+/// A register tile's axes with their upcast amounts.
+using TileAxes = std::vector<std::pair<const UOp *, int64_t>>;
+
+/// The register tile's candidate axes, each at 1: loop axes along which some load is reused, innermost first.
+/// Axes that reuse a vector load (one contiguous along the lanes) come first: a matmul whose output is reshaped to
+/// [tokens, heads, 64] tiles the tokens (reusing the weight's vectors), not the heads (a scalar).
+TileAxes tileAxes(const KernelFacts &f, const UOp *lanesAxis, bool unroll) {
+  TileAxes tile;
   bool tiles = !lanesAxis || unroll || tileReusesVectors(f, lanesAxis);
   for (bool vectorReuse : {true, false})
     for (auto it = f.loops.rbegin(); it != f.loops.rend(); ++it)
       if (tiles && *it != lanesAxis && someStrideZero(f.loads, *it) &&
           reusesVector(f.loads, *it, lanesAxis) == vectorReuse)
         tile.push_back({*it, 1});
+  return tile;
+}
+
+/// Wide lanes that left every tile axis at 1 where one has an odd size (a 7x7 feature map): fewer lanes, and that
+/// axis's divisor as the tile (7 x 32 reuses each weight vector 7 times; 1 x 64 once); likewise when only axes that
+/// reuse a broadcast scalar got a tile (ViT's 65 tokens x 3 heads: 13 x 16 reuses each weight vector 13 times,
+/// 3 x 64 three times). Where that axis's divisor overflows the budget with one vector of lanes, the odd tile that
+/// fits the registers (oddRegisterTile).
+void preferOddAxis(const KernelFacts &f, const TargetDesc &t, const UOp *lanesAxis, int64_t budget, int64_t width,
+                   TileAxes &tile, int64_t &lanes, int64_t &total) {
+  auto vectorReuse = [&](const UOp *r) { return reusesVector(f.loads, r, lanesAxis); };
+  bool tiled = std::ranges::any_of(tile, [](const auto &t) { return t.second > 1; });
+  bool vectorTiled = std::ranges::any_of(tile, [&](const auto &t) { return t.second > 1 && vectorReuse(t.first); });
+  for (auto &[r, a] : tile) {
+    int64_t n = rangeSize(r);
+    int64_t d = n % 2 ? fillAmount(n, 16) : 0;
+    if ((vectorReuse(r) ? vectorTiled : tiled) || d < 2)
+      continue;
+    int64_t rowLanes = std::min(lanes, int64_t(std::bit_floor(uint64_t(budget / d))));
+    if (d * width > budget)
+      std::tie(d, rowLanes) = oddRegisterTile(n, rangeSize(lanesAxis), lanes, width, budget, t);
+    if (d < 2)
+      continue;
+    for (auto &other : tile)
+      other.second = 1;
+    a = d;
+    lanes = rowLanes;
+    total = lanes * d;
+    tiled = vectorTiled = true;
+  }
+}
+
+/// A tile of powers of two that fills at most half the budget (14 = 2 x 7 gives 2 x 2) gives way to one axis's
+/// largest divisor that fits (7 x 32 on a 14x14 map: 14 accumulators, not 8; a 1x1 convolution 112 -> 672 there
+/// ran 349 us, 248 us so).
+void preferLargestDivisor(int64_t budget, int64_t lanes, TileAxes &tile, int64_t &total) {
+  std::pair<const UOp *, int64_t> best{nullptr, total / lanes};
+  for (auto &[r, a] : tile)
+    if (int64_t d = largestDivisor(rangeSize(r), budget / lanes); d > best.second)
+      best = {r, d};
+  if (!best.first)
+    return;
+  for (auto &[r, a] : tile)
+    a = r == best.first ? best.second : 1;
+  total = lanes * best.second;
+}
+
+/// The register tile of a kernel with reduces: loop axes along which some load is reused get upcast actions (into
+/// `actions`); `lanes` is widened with what the budget leaves; `blockable` is set for a matmul-like kernel whose
+/// lanes-axis operand is too big for L2 (it is cache-blocked along that axis).
+void chooseRegisterTile(const KernelFacts &f, const TargetDesc &t, const UOp *lanesAxis, bool unroll, int64_t budget,
+                        int64_t width, int64_t &lanes, bool &blockable, std::vector<OptAction> &actions) {
+  // the tile axes get up to 4 each, then up to 16 while the accumulators fit the budget; what is left widens the
+  // lanes axis up to 4 vector widths
+  TileAxes tile = tileAxes(f, lanesAxis, unroll);
   // wide lanes first (fewer loads per multiply) while the operand read along them (reduce x lanes axis
   // elements) stays in L2; otherwise a squarer tile, which sweeps that operand fewer times
   int64_t reduceSize = 1;
@@ -672,46 +725,10 @@ void chooseRegisterTile(const KernelFacts &f, const TargetDesc &t, const UOp *la
       a = std::max(a, grown);
     }
   }
-  // wide lanes that left every tile axis at 1 where one has an odd size (a 7x7 feature map): fewer lanes, and
-  // that axis's divisor as the tile (7 x 32 reuses each weight vector 7 times; 1 x 64 once)
-  // likewise when only axes that reuse a broadcast scalar got a tile (ViT's 65 tokens x 3 heads: 13 x 16
-  // reuses each weight vector 13 times, 3 x 64 three times)
-  auto vectorReuse = [&](const UOp *r) { return reusesVector(f.loads, r, lanesAxis); };
-  bool tiled = std::ranges::any_of(tile, [](const auto &t) { return t.second > 1; });
-  bool vectorTiled = std::ranges::any_of(tile, [&](const auto &t) { return t.second > 1 && vectorReuse(t.first); });
-  // or, where that axis's divisor overflows the budget with one vector of lanes, the odd tile that fits the
-  // registers (oddRegisterTile)
-  for (auto &[r, a] : tile) {
-    int64_t n = rangeSize(r);
-    int64_t d = n % 2 ? fillAmount(n, 16) : 0;
-    if ((vectorReuse(r) ? vectorTiled : tiled) || !lanesAxis || unroll || d < 2)
-      continue;
-    int64_t rowLanes = std::min(lanes, int64_t(std::bit_floor(uint64_t(budget / d))));
-    if (d * width > budget)
-      std::tie(d, rowLanes) = oddRegisterTile(n, rangeSize(lanesAxis), lanes, width, budget, t);
-    if (d < 2)
-      continue;
-    for (auto &other : tile)
-      other.second = 1;
-    a = d;
-    lanes = rowLanes;
-    total = lanes * d;
-    tiled = vectorTiled = true;
-  }
-  // a tile of powers of two that fills at most half the budget (14 = 2 x 7 gives 2 x 2) gives way to one axis's
-  // largest divisor that fits (7 x 32 on a 14x14 map: 14 accumulators, not 8; a 1x1 convolution 112 -> 672
-  // there ran 349 us, 248 us so)
-  if (lanesAxis && !unroll && total * 2 <= budget) {
-    std::pair<const UOp *, int64_t> best{nullptr, total / lanes};
-    for (auto &[r, a] : tile)
-      if (int64_t d = largestDivisor(rangeSize(r), budget / lanes); d > best.second)
-        best = {r, d};
-    if (best.first) {
-      for (auto &[r, a] : tile)
-        a = r == best.first ? best.second : 1;
-      total = lanes * best.second;
-    }
-  }
+  if (lanesAxis && !unroll)
+    preferOddAxis(f, t, lanesAxis, budget, width, tile, lanes, total);
+  if (lanesAxis && !unroll && total * 2 <= budget)
+    preferLargestDivisor(budget, lanes, tile, total);
   // with 16 vector registers (AVX2), a tile over two axes (2 rows x 2 columns of a 14x14 map x 16 channels) gives
   // way to one row: its d columns x one vector, d up to the registers less the weight vector and the broadcast, where
   // the reduce is longer than the lanes axis (the input is the larger operand; nhcw-input lays its rows out

@@ -33,6 +33,7 @@ const std::vector<NamedPipeline> &namedPipelines() {
        "lower-reduce,"              // reduces become register accumulators (explicit loads and stores)
        "simplify,"                  // lane addresses fold to base + constant
        "contract,"                  // f32/f64 a*b+c -> mulacc (one rounding) where the target has FMAs
+       "emulate-floats,"            // half-type arithmetic the target lacks in f32; max without NaN max from compares
        "devectorize,"               // scalar targets: vectors back into lanes (no-op with vector ALU)
        "coalesce,"                  // vector targets: lane accesses to adjacent addresses -> vector loads/stores
        "lower-index,"               // index arithmetic gets a width (i32 where it fits)
@@ -40,8 +41,8 @@ const std::vector<NamedPipeline> &namedPipelines() {
        "simplify,"                  // fold what the lowering exposed
        "linearize",                 // each kernel becomes the ordered list renderers walk
        "A scheduled program to kernels ready for a renderer: optimize, collapse-loops, decompose-transcendentals, "
-       "gpudims, simplify, expand, lower-reduce, simplify, contract, devectorize, coalesce, lower-index, lower-divmod, "
-       "simplify, linearize."},
+       "gpudims, simplify, expand, lower-reduce, simplify, contract, emulate-floats, devectorize, coalesce, "
+       "lower-index, lower-divmod, simplify, linearize."},
   };
   return pipelines;
 }

@@ -22,7 +22,7 @@
 
 #include "Passes/InPlaceCopies.h"
 #include "Passes/Pass.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 
 #include <algorithm>
 #include <map>

@@ -57,7 +57,7 @@
 #include "IR/Rewrite.h"
 #include "IR/SymbolicDims.h"
 #include "Passes/Pass.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 #include "Passes/SimplifyRules.h"
 
 #include <algorithm>

@@ -8,7 +8,7 @@
 // later, by plan-memory, which keeps this order.
 
 #include "Passes/Pass.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 
 #include <algorithm>
 

@@ -54,8 +54,7 @@ TargetDesc hostTargetDesc(TargetId id) {
   setVectorBits(d, hostVectorBits());
   d.contract = hostHasFMA();
   d.vectorALU = d.target().rendersLLVM(); // the C renderer writes scalar C; the C compiler vectorizes the lanes
-  d.nativeTranscendentals = d.target().nativeTranscendentals;
-  d.nativePow = d.target().nativePow;
+  d.native = d.target().native;
   return d;
 }
 
@@ -71,8 +70,7 @@ static TargetDesc gpuDesc(const TargetRecord &target, const GpuArch &g) {
   d.hasLocal = true;
   d.hasShared = true;
   d.arenaViews = false;
-  d.nativeTranscendentals = target.nativeTranscendentals;
-  d.nativePow = target.nativePow;
+  d.native = target.native;
   d.contract = true; // every GPU has fused multiply-add
   d.maxLanes = 64;   // registers per work-item are few: keep upcast tiles small
   d.vectorRegisters = 16;

@@ -2,8 +2,8 @@
 // Vector width, vector ALU, memory spaces and limits: the facts that parameterize optimize, expand and devectorize.
 //===----------------------------------------------------------------------===//
 //
-// lib/Target's TargetInfo carries one of these next to how code is compiled (triple, CPU, flags); the passes see only
-// this struct, so a GPU target reuses the same pipeline with other numbers.
+// lib/Target's CompileTarget carries one of these next to how code is compiled (triple, CPU, flags); the passes see
+// only this struct, so a GPU target reuses the same pipeline with other numbers.
 
 #pragma once
 
@@ -37,11 +37,10 @@ struct TargetDesc {
   bool hasThreads = true; // outer loops may be split across threads
   bool hasLocal = false;  // workgroup-local index spaces (GPUs)
   bool hasShared = false; // shared memory (GPUs)
-  /// exp2, log2 and sin are used as the target provides them; otherwise decompose-transcendentals replaces them.
-  bool nativeTranscendentals = false;
-  /// pow is lowered by the target (the C library's powf, OpenCL's pow); otherwise decompose-transcendentals writes
-  /// it as exp2(y * log2|x|) with C's special cases.
-  bool nativePow = true;
+  /// What the target computes itself (Targets.def's `native` flags): decompose-transcendentals and emulate-floats
+  /// rewrite the rest. The default is the cpu row's.
+  unsigned native = native::Pow | native::F16 | native::NanMax;
+  bool has(native::NativeOp op) const { return (native & op) != 0; }
   /// contract may fuse f32/f64 a*b+c into mulacc (one rounding): the target has FMA instructions and the user did
   /// not ask for separate roundings (tgc --fp-contract=off).
   bool contract = false;

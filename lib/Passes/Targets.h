@@ -25,6 +25,18 @@ enum class TargetCodegen {
   LLVMNVPTX,  // LLVM IR for the NVPTX backend, assembled into a cubin by ptxas
 };
 
+/// What a target computes itself (Targets.def's `native` column); the pipeline rewrites the rest before rendering.
+namespace native {
+enum NativeOp : unsigned {
+  None = 0,
+  Transc = 1 << 0, // exp2, log2, sin
+  Pow = 1 << 1,    // pow
+  F16 = 1 << 2,    // float16 arithmetic
+  BF16 = 1 << 3,   // bfloat16 arithmetic
+  NanMax = 1 << 4, // float32/float64 max propagating NaN
+};
+} // namespace native
+
 struct GpuArch {
   TargetId target;
   const char *arch;
@@ -45,9 +57,10 @@ struct TargetRecord {
   const char *triple;
   const char *features;
   bool run;
-  bool nativeTranscendentals;
-  bool nativePow;
+  unsigned native; // native::NativeOp flags
   const char *help;
+
+  bool has(native::NativeOp op) const { return (native & op) != 0; }
 
   /// The kernels are LLVM IR (cpu, amd, cuda), not C source (c, opencl).
   bool rendersLLVM() const { return codegen != TargetCodegen::CSource && codegen != TargetCodegen::OpenCLC; }

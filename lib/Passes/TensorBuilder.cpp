@@ -226,104 +226,120 @@ Tensor Tensor::mean(const std::vector<int64_t> &axes) const {
 
 // --- sliding windows ----------------------------------------------------------------------------------------------
 
-Tensor Tensor::pool(const std::vector<int64_t> &k, const std::vector<int64_t> &stride,
-                    const std::vector<int64_t> &dilation) const {
-  // Follows tinygrad's Tensor._pool: repeat the input so that every window is a contiguous slice, then reshape.
-  Shape s = shape();
-  size_t nk = k.size();
-  size_t lead = s.size() - nk;
-  Shape noop(s.begin(), s.begin() + int64_t(lead));
-  std::vector<int64_t> in(s.begin() + int64_t(lead), s.end()), out;
-  for (size_t j = 0; j < nk; ++j)
-    out.push_back(ceilDiv(in[j] - dilation[j] * (k[j] - 1), stride[j]));
-  auto keep = [&](Shape tail) {
+namespace {
+
+/// The axes of a pool: `lead` axes kept as they are (noop), then one window axis per kernel size, of input size `in`
+/// and output size `out`.
+struct PoolAxes {
+  size_t lead;
+  Shape noop;
+  std::vector<int64_t> in, out;
+
+  /// The kept axes followed by `tail`.
+  Shape keep(const Shape &tail) const {
     Shape r = noop;
     r.insert(r.end(), tail.begin(), tail.end());
     return r;
-  };
-  auto bounds = [&](std::vector<std::pair<int64_t, int64_t>> tail) {
+  }
+  /// Whole kept axes followed by `tail`'s bounds.
+  std::vector<std::pair<int64_t, int64_t>> bounds(const std::vector<std::pair<int64_t, int64_t>> &tail) const {
     std::vector<std::pair<int64_t, int64_t>> r;
     for (int64_t d : noop)
       r.emplace_back(0, d);
     r.insert(r.end(), tail.begin(), tail.end());
     return r;
-  };
-  bool simple = true;
-  for (size_t j = 0; j < nk; ++j)
-    simple = simple && k[j] <= stride[j] && dilation[j] == 1;
-  Tensor x = *this;
-  std::vector<int64_t> order;
-  for (size_t j = 0; j < lead; ++j)
-    order.push_back(int64_t(j));
-  if (simple) {
-    // windows do not overlap: pad or cut each axis to o*s, view it as [o, s] and keep the first k of each row
-    std::vector<std::pair<int64_t, int64_t>> p;
-    for (size_t j = 0; j < nk; ++j)
-      p.emplace_back(0, out[j] * stride[j] - in[j]);
-    std::vector<std::pair<int64_t, int64_t>> lp;
+  }
+  /// The kept axes' indices, in order.
+  std::vector<int64_t> leadOrder() const {
+    std::vector<int64_t> order;
     for (size_t j = 0; j < lead; ++j)
-      lp.emplace_back(0, 0);
-    lp.insert(lp.end(), p.begin(), p.end());
-    x = x.pad(lp);
-    Shape os;
-    std::vector<std::pair<int64_t, int64_t>> sb;
-    for (size_t j = 0; j < nk; ++j) {
-      os.insert(os.end(), {out[j], stride[j]});
-      sb.insert(sb.end(), {{0, out[j]}, {0, k[j]}});
-    }
-    x = x.reshape(keep(os)).shrink(bounds(sb));
-    for (size_t j = 0; j < nk; ++j)
-      order.push_back(int64_t(lead + 2 * j));
-    for (size_t j = 0; j < nk; ++j)
-      order.push_back(int64_t(lead + 2 * j + 1));
-    return x.permute(order);
+      order.push_back(int64_t(j));
+    return order;
   }
-  // overlapping or dilated windows: row kk of a [k, i*f + d] view of the repeated input starts at kk*d
-  std::vector<int64_t> f(nk), rowLen(nk);
+};
+
+/// Windows that do not overlap: pad or cut each axis to o*s, view it as [o, s] and keep the first k of each row.
+Tensor disjointWindows(Tensor x, const PoolAxes &p, const std::vector<int64_t> &k, const std::vector<int64_t> &stride) {
+  size_t nk = k.size();
+  std::vector<std::pair<int64_t, int64_t>> lp(p.lead, {0, 0});
+  for (size_t j = 0; j < nk; ++j)
+    lp.emplace_back(0, p.out[j] * stride[j] - p.in[j]);
+  x = x.pad(lp);
+  Shape os;
+  std::vector<std::pair<int64_t, int64_t>> sb;
   for (size_t j = 0; j < nk; ++j) {
-    f[j] = 1 + int64_t(out[j] * stride[j] > in[j] + dilation[j]);
-    rowLen[j] = in[j] * f[j] + dilation[j];
+    os.insert(os.end(), {p.out[j], stride[j]});
+    sb.insert(sb.end(), {{0, p.out[j]}, {0, k[j]}});
   }
+  x = x.reshape(p.keep(os)).shrink(p.bounds(sb));
+  std::vector<int64_t> order = p.leadOrder();
+  for (size_t j = 0; j < nk; ++j)
+    order.push_back(int64_t(p.lead + 2 * j));
+  for (size_t j = 0; j < nk; ++j)
+    order.push_back(int64_t(p.lead + 2 * j + 1));
+  return x.permute(order);
+}
+
+/// Window axis `axis` of x repeated `reps` times: moved last, repeated, moved back.
+Tensor repeatAxis(const Tensor &x, int64_t axis, int64_t reps) {
+  std::vector<int64_t> toEnd, back(size_t(x.rank()), 0);
+  for (int64_t a = 0; a < x.rank(); ++a)
+    if (a != axis)
+      toEnd.push_back(a);
+  toEnd.push_back(axis);
+  for (size_t a = 0; a < toEnd.size(); ++a)
+    back[size_t(toEnd[a])] = int64_t(a);
+  return x.permute(toEnd).repeatLast(reps).permute(back);
+}
+
+/// Overlapping or dilated windows: row kk of a [k, i*f + d] view of the repeated input starts at kk*d.
+Tensor overlappingWindows(Tensor x, const PoolAxes &p, const std::vector<int64_t> &k,
+                          const std::vector<int64_t> &stride, const std::vector<int64_t> &dilation) {
+  size_t nk = k.size();
+  std::vector<int64_t> rowLen(nk);
   for (size_t j = 0; j < nk; ++j) {
-    // repeat axis lead+j: move it last, repeat, move it back
-    int64_t axis = int64_t(lead + j);
-    int64_t reps = ceilDiv(k[j] * rowLen[j], in[j]);
-    std::vector<int64_t> toEnd, back;
-    for (int64_t a = 0; a < x.rank(); ++a)
-      if (a != axis)
-        toEnd.push_back(a);
-    toEnd.push_back(axis);
-    back.assign(size_t(x.rank()), 0);
-    for (size_t a = 0; a < toEnd.size(); ++a)
-      back[size_t(toEnd[a])] = int64_t(a);
-    x = x.permute(toEnd).repeatLast(reps).permute(back);
+    int64_t f = 1 + int64_t(p.out[j] * stride[j] > p.in[j] + dilation[j]);
+    rowLen[j] = p.in[j] * f + dilation[j];
   }
-  std::vector<std::pair<int64_t, int64_t>> cut;
-  Shape rows;
+  for (size_t j = 0; j < nk; ++j)
+    x = repeatAxis(x, int64_t(p.lead + j), ceilDiv(k[j] * rowLen[j], p.in[j]));
+  std::vector<std::pair<int64_t, int64_t>> cut, cut2, cut3;
+  Shape rows, strided, ko;
   for (size_t j = 0; j < nk; ++j) {
     cut.emplace_back(0, k[j] * rowLen[j]);
     rows.insert(rows.end(), {k[j], rowLen[j]});
+    cut2.insert(cut2.end(), {{0, k[j]}, {0, p.out[j] * stride[j]}});
+    strided.insert(strided.end(), {k[j], p.out[j], stride[j]});
+    cut3.insert(cut3.end(), {{0, k[j]}, {0, p.out[j]}, {0, 1}});
+    ko.insert(ko.end(), {k[j], p.out[j]});
   }
-  x = x.shrink(bounds(cut)).reshape(keep(rows));
-  std::vector<std::pair<int64_t, int64_t>> cut2;
-  Shape strided;
-  for (size_t j = 0; j < nk; ++j) {
-    cut2.insert(cut2.end(), {{0, k[j]}, {0, out[j] * stride[j]}});
-    strided.insert(strided.end(), {k[j], out[j], stride[j]});
-  }
-  x = x.shrink(bounds(cut2)).reshape(keep(strided));
-  std::vector<std::pair<int64_t, int64_t>> cut3;
-  Shape ko;
-  for (size_t j = 0; j < nk; ++j) {
-    cut3.insert(cut3.end(), {{0, k[j]}, {0, out[j]}, {0, 1}});
-    ko.insert(ko.end(), {k[j], out[j]});
-  }
-  x = x.shrink(bounds(cut3)).reshape(keep(ko));
+  x = x.shrink(p.bounds(cut)).reshape(p.keep(rows));
+  x = x.shrink(p.bounds(cut2)).reshape(p.keep(strided));
+  x = x.shrink(p.bounds(cut3)).reshape(p.keep(ko));
+  std::vector<int64_t> order = p.leadOrder();
   for (size_t j = 0; j < nk; ++j)
-    order.push_back(int64_t(lead + 2 * j + 1));
+    order.push_back(int64_t(p.lead + 2 * j + 1));
   for (size_t j = 0; j < nk; ++j)
-    order.push_back(int64_t(lead + 2 * j));
+    order.push_back(int64_t(p.lead + 2 * j));
   return x.permute(order);
+}
+
+} // namespace
+
+Tensor Tensor::pool(const std::vector<int64_t> &k, const std::vector<int64_t> &stride,
+                    const std::vector<int64_t> &dilation) const {
+  // Follows tinygrad's Tensor._pool: repeat the input so that every window is a contiguous slice, then reshape.
+  Shape s = shape();
+  size_t nk = k.size();
+  PoolAxes p{s.size() - nk, {}, {}, {}};
+  p.noop.assign(s.begin(), s.begin() + int64_t(p.lead));
+  p.in.assign(s.begin() + int64_t(p.lead), s.end());
+  for (size_t j = 0; j < nk; ++j)
+    p.out.push_back(ceilDiv(p.in[j] - dilation[j] * (k[j] - 1), stride[j]));
+  bool simple = true;
+  for (size_t j = 0; j < nk; ++j)
+    simple = simple && k[j] <= stride[j] && dilation[j] == 1;
+  return simple ? disjointWindows(*this, p, k, stride) : overlappingWindows(*this, p, k, stride, dilation);
 }
 
 } // namespace tgc

@@ -20,7 +20,7 @@
 #include "IR/TensorCore.h"
 #include "Passes/Linearize.h"
 #include "Passes/OptAction.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 
 #include <algorithm>
 #include <unordered_map>

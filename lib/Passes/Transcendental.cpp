@@ -200,9 +200,9 @@ const UOp *runDecomposeTranscendentals(const UOp *root, PassContext &pc) {
   static const PatternMatcher powRule(
       "decompose-pow",
       {{UPat::any({Op::Pow}), decomposePow, "pow(x, y) -> exp2(y * log2|x|) with C's sign and special cases"}});
-  if (!pc.target.nativePow)
+  if (!pc.target.has(native::Pow))
     root = graphRewrite(root, powRule); // its exp2 and log2 are decomposed below where the target has none
-  if (pc.target.nativeTranscendentals)
+  if (pc.target.has(native::Transc))
     return root; // the renderer has exact-enough versions of its own
   return graphRewrite(root, pm);
 }

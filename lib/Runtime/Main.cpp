@@ -452,6 +452,55 @@ bool writeOutputs(const std::string &dir, const std::vector<const tgc_buffer_inf
   return tgc::rt::writeNpyAll(paths, arrays, error);
 }
 
+/// The model's inputs: read from --input files, or left empty for the generator (generatedFrom holds their
+/// buffers); the dimension variables take their values from the inputs' shapes.
+bool readInputs(const tgc_program_info *p, const Options &o, std::vector<tgc::rt::Array> &inputs,
+                std::vector<const tgc_buffer_info *> &generatedFrom, Variables &vars, std::string &error) {
+  for (int i = 0; i < p->num_buffers; ++i) {
+    const tgc_buffer_info &b = p->buffers[i];
+    if (b.kind != TGC_INPUT)
+      continue;
+    inputs.emplace_back();
+    bool fresh = false;
+    if (!loadInput(p, b, o, inputs.back(), fresh, vars, error))
+      return false;
+    generatedFrom.push_back(fresh ? &b : nullptr);
+  }
+  return true;
+}
+
+/// The outputs' arrays, shaped at the variables' values, and their buffers.
+void declareOutputs(const tgc_program_info *p, const Variables &vars, std::vector<tgc::rt::Array> &outputs,
+                    std::vector<const tgc_buffer_info *> &outInfo) {
+  for (int i = 0; i < p->num_buffers; ++i) {
+    const tgc_buffer_info &b = p->buffers[i];
+    if (b.kind != TGC_OUTPUT)
+      continue;
+    outputs.emplace_back();
+    outputs.back().type = tgc::rt::ElemType(b.dtype);
+    outputs.back().shape = shapeOf(p, b, vars);
+    outInfo.push_back(&b);
+  }
+}
+
+/// --dump-buffers: what each call writes goes to o.dumpDir through the call hook; "" or why not.
+std::string startDump(const tgc_program_info *p, const Options &o, tgc_model *m, BufferDump &dump) {
+  if (p->device)
+    return "--dump-buffers needs a CPU program (this one runs on " + std::string(p->device) + ")";
+  std::error_code ec;
+  std::filesystem::create_directories(o.dumpDir, ec);
+  if (ec)
+    return "cannot create directory '" + o.dumpDir + "': " + ec.message();
+  tgc_model_set_call_hook(m, dumpCall, &dump);
+  return "";
+}
+
+/// One line per output: its type and shape, with its values (--print) or its file (--output-dir).
+void printOutputs(const Options &o, const std::vector<const tgc_buffer_info *> &outInfo,
+                  const std::vector<tgc::rt::Array> &outputs) {
+  printOutputs(o, outInfo, outputs);
+}
+
 } // namespace
 
 extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
@@ -467,25 +516,9 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
   std::vector<const tgc_buffer_info *> outInfo;
   std::string error;
   Variables vars; // symbolic dimensions, from the inputs' shapes
-  for (int i = 0; i < p->num_buffers; ++i) {
-    const tgc_buffer_info &b = p->buffers[i];
-    if (b.kind == TGC_INPUT) {
-      inputs.emplace_back();
-      bool fresh = false;
-      if (!loadInput(p, b, o, inputs.back(), fresh, vars, error))
-        return die(error);
-      generatedFrom.push_back(fresh ? &b : nullptr);
-    }
-  }
-  for (int i = 0; i < p->num_buffers; ++i) {
-    const tgc_buffer_info &b = p->buffers[i];
-    if (b.kind == TGC_OUTPUT) {
-      outputs.emplace_back();
-      outputs.back().type = tgc::rt::ElemType(b.dtype);
-      outputs.back().shape = shapeOf(p, b, vars);
-      outInfo.push_back(&b);
-    }
-  }
+  if (!readInputs(p, o, inputs, generatedFrom, vars, error))
+    return die(error);
+  declareOutputs(p, vars, outputs, outInfo);
   // the model reads and writes huge-page buffers (as numpy's large arrays are), copied from and to the arrays
   std::vector<LargeBuffer> inMem, outMem;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -510,15 +543,9 @@ extern "C" int tgc_main(const tgc_program_info *p, int argc, char **argv) {
       return die(tgc_model_error(m));
   std::vector<tgc::rt::Array> generated = generateMissingWeights(p, m, o.seed);
   BufferDump dump{p, vars, o.dumpDir, ""};
-  if (!o.dumpDir.empty()) {
-    if (p->device)
-      return die("--dump-buffers needs a CPU program (this one runs on " + std::string(p->device) + ")");
-    std::error_code ec;
-    std::filesystem::create_directories(o.dumpDir, ec);
-    if (ec)
-      return die("cannot create directory '" + o.dumpDir + "': " + ec.message());
-    tgc_model_set_call_hook(m, dumpCall, &dump);
-  }
+  if (!o.dumpDir.empty())
+    if (std::string why = startDump(p, o, m, dump); !why.empty())
+      return die(why);
   if (tgc_model_run(m, inPtrs.data(), outPtrs.data()) != 0)
     return die(tgc_model_error(m));
   tgc_model_set_call_hook(m, nullptr, nullptr);

@@ -17,9 +17,9 @@
 
 #include "Passes/OptAction.h"
 #include "Passes/PassManager.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 #include "Runtime/HugePages.h"
-#include "Target/Compiler.h"
+#include "Target/JitProgram.h"
 
 #include <algorithm>
 #include <atomic>
@@ -60,7 +60,7 @@ std::string actionsText(const std::vector<OptAction> &actions) {
 /// Runs one call of a program with other versions of its kernel; owns the buffers they all run on.
 class KernelBench {
 public:
-  KernelBench(const UOp *linear, const UOp *call, const TargetInfo &t) : linear_(linear), call_(call), t_(t) {}
+  KernelBench(const UOp *linear, const UOp *call, const CompileTarget &t) : linear_(linear), call_(call), t_(t) {}
   ~KernelBench() {
     for (auto &[index, b] : buffers_)
       rt::freeLarge(b.first, b.second);
@@ -136,7 +136,7 @@ private:
 
   const UOp *linear_;
   const UOp *call_;
-  const TargetInfo &t_;
+  const CompileTarget &t_;
   std::map<int, std::pair<void *, size_t>> buffers_;
 };
 
@@ -212,7 +212,7 @@ std::string formatUs(double us) {
 
 class KernelSearch {
 public:
-  KernelSearch(KernelBench &bench, const UOp *kernel, const TargetInfo &t, Progress &progress, std::string label)
+  KernelSearch(KernelBench &bench, const UOp *kernel, const CompileTarget &t, Progress &progress, std::string label)
       : bench_(bench), kernel_(kernel), t_(t), progress_(progress), label_(std::move(label)) {}
 
   /// The heuristics' actions (those that apply) and their time; false with `error` when they do not compile.
@@ -386,7 +386,7 @@ private:
 
   KernelBench &bench_;
   const UOp *kernel_;
-  const TargetInfo &t_;
+  const CompileTarget &t_;
   Progress &progress_;
   std::string label_;
   Candidate heuristic_{};
@@ -397,7 +397,7 @@ private:
 
 } // namespace
 
-bool beamSearch(const Module &program, const TargetInfo &t, const BeamOptions &o, TuningCache &cache,
+bool beamSearch(const Module &program, const CompileTarget &t, const BeamOptions &o, TuningCache &cache,
                 std::string &error) {
   if (t.desc.id != TargetId::Cpu) {
     error = std::string("BEAM search times kernels through the JIT on this machine: it needs --target=cpu, not '") +

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "IR/Module.h"
-#include "Target/TargetInfo.h"
+#include "Target/CompileTarget.h"
 #include "Search/TuningCache.h"
 
 #include <string>
@@ -23,7 +23,7 @@ struct BeamOptions {
 /// first, each for its share of the budget by that time (at least an equal split of up to 2 s), so a short budget
 /// goes to the kernels that matter. Only for targets whose kernels run in this process
 /// (cpu). Reports progress on stderr (one updating line on a terminal, one line per kernel otherwise).
-bool beamSearch(const Module &program, const TargetInfo &t, const BeamOptions &o, TuningCache &cache,
+bool beamSearch(const Module &program, const CompileTarget &t, const BeamOptions &o, TuningCache &cache,
                 std::string &error);
 
 } // namespace tgc

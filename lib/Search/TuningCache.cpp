@@ -24,7 +24,7 @@ double roundUs(double us) { return std::round(us * 10) / 10; }
 
 } // namespace
 
-TuningCache::TuningCache(const TargetInfo &t) : target_(t.name()), cpu_(t.cpu), features_(hashHex(t.features)) {}
+TuningCache::TuningCache(const CompileTarget &t) : target_(t.name()), cpu_(t.cpu), features_(hashHex(t.features)) {}
 
 bool TuningCache::load(const std::string &path, std::string &error) {
   if (!std::filesystem::exists(path))

@@ -12,7 +12,7 @@
 #pragma once
 
 #include "Passes/Pass.h"
-#include "Target/TargetInfo.h"
+#include "Target/CompileTarget.h"
 
 #include <map>
 #include <string>
@@ -33,7 +33,7 @@ struct TuningEntry {
 class TuningCache {
 public:
   /// The cache of `t`'s machine: its target name, CPU and a hash of its feature string.
-  explicit TuningCache(const TargetInfo &t);
+  explicit TuningCache(const CompileTarget &t);
 
   /// Read `path`; a missing file is an empty cache. False with a one-line `error` for a file that is not a tuning
   /// cache (bad JSON, wrong format, an entry without key or opts, actions that do not parse).

@@ -3,16 +3,16 @@
 //===----------------------------------------------------------------------===//
 //
 // The C is compiled with -fwrapv (tgc's integers wrap) and -fno-math-errno. Float constants are printed as hex
-// floats, so they are exact. `max` of floats propagates NaN like tgc's max. C has no portable bfloat16, so bf16 is
-// emulated: values are floats holding bf16 values, memory is uint16_t, and every op producing a bf16 rounds its
-// float result to bf16 (to nearest even, as the interpreter does). Conversions from doubles and integers round
-// once, through round-to-odd to float.
+// floats, so they are exact. C has no portable bfloat16 (nor OpenCL C a half type without cl_khr_fp16), so their
+// values are floats holding bf16 (f16) values and memory holds the 16-bit patterns; emulate-floats has already
+// written their arithmetic in float32, and a conversion to them rounds (to nearest even, as the interpreter does;
+// from doubles and integers once, through round-to-odd to float). Float max has been written as compares.
 
 #include "Target/CRenderer.h"
 
-#include "IR/SymbolicDims.h"
-
 #include "IR/Infer.h"
+#include "IR/SymbolicDims.h"
+#include "Passes/Targets.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -34,15 +34,15 @@ struct CDialect {
   const char *localId; // expression of work-item index N within the group
   const char *helper;  // storage and linkage of helper functions
   bool suffixedMath;   // expf/exp2f for float (C) or overloaded exp2 (OpenCL)
-  bool emulateF16;     // float16 values are floats rounded after every op; memory holds half
+  TargetId target;     // the row of Targets.def whose native flags say which half types are emulated
   const char *prelude; // includes, typedefs, pragmas
 };
 
 const CDialect kCDialect = {
-    "c",  false, "",
-    "",   "",    "",
-    "",   "",    "static inline ",
-    true, false, "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <string.h>\n\n"};
+    "c",  false,       "",
+    "",   "",          "",
+    "",   "",          "static inline ",
+    true, TargetId::C, "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <string.h>\n\n"};
 
 /// OpenCL C 1.2: fixed-width integer names as typedefs, float16 without cl_khr_fp16 (vload_half/vstore_half, which
 /// every device has), no contraction of a*b+c (results round like the interpreter's).
@@ -57,7 +57,7 @@ const CDialect kOpenCLDialect = {
     "get_local_id(%d)",
     "",
     false,
-    true,
+    TargetId::OpenCL,
     "#pragma OPENCL FP_CONTRACT OFF\n"
     "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n"
     "typedef char int8_t;\ntypedef uchar uint8_t;\ntypedef short int16_t;\ntypedef ushort uint16_t;\n"
@@ -155,10 +155,20 @@ public:
     return body_;
   }
 
+  /// The includes, typedefs and helper functions the kernel's body uses.
   std::string helpers() {
-    if (d_.gpu)
-      needMax_ = true; // one set of helpers serves every kernel of an OpenCL program
-    return cHelpers();
+    std::string h = d_.prelude;
+    if (d_.gpu) {
+      h += kOpenCLHelpers;
+      h += "ushort tgc_f32_to_f16_bits(float f) { ushort h; vstore_half_rte(f, 0, (half *)&h); return h; }\n"
+           "float tgc_f16_bits_to_f32(ushort h) { return vload_half(0, (half *)&h); }\n";
+      return h + "\n";
+    }
+    h += kBF16Helpers;
+    for (const auto &[from, to] : bitcasts_)
+      h += "static inline " + to + " tgc_bitcast_" + from + "_" + to + "(" + from + " x) { " + to +
+           " y; memcpy(&y, &x, sizeof y); return y; }\n";
+    return h + "\n";
   }
 
 private:
@@ -173,8 +183,12 @@ private:
     return std::string(d_.kernel) + "void " + fn_ + "(" + params + ")";
   }
 
-  /// Values of this dtype are floats rounded after every op (bf16 everywhere; f16 where the dialect has no half).
-  bool emulated(DType d) const { return isBF16(d) || (d_.emulateF16 && isF16(d)); }
+  /// Values of this dtype are floats holding 16-bit float values: the target has no such arithmetic (bf16 on c and
+  /// opencl, f16 on opencl, which has no half without cl_khr_fp16).
+  bool emulated(DType d) const {
+    const TargetRecord &t = targetRecord(d_.target);
+    return (isBF16(d) && !t.has(native::BF16)) || (isF16(d) && !t.has(native::F16));
+  }
 
   /// The C type of a value (emulated 16-bit floats are floats).
   std::string ctype(DType d) const {
@@ -185,10 +199,8 @@ private:
 
   /// The C type of a buffer's elements (bf16 buffers hold the 16-bit patterns; OpenCL bools are bytes).
   std::string memtype(DType d) const {
-    if (isBF16(d))
-      return "uint16_t";
-    if (d_.emulateF16 && isF16(d))
-      return "half";
+    if (emulated(d))
+      return isBF16(d) ? "uint16_t" : "half";
     if (d_.gpu && d.element().isBool())
       return "uchar";
     return ctype(d);
@@ -200,7 +212,7 @@ private:
 
   std::string expr(const UOp *u) {
     if (u->op() == Op::Const)
-      return constLiteral(u, d_.emulateF16);
+      return constLiteral(u, emulated(dt::F16));
     auto it = names_.find(u);
     if (it == names_.end())
       internalError("c renderer: '" + std::string(opName(u->op())) + "' used before it is defined");
@@ -228,99 +240,109 @@ private:
     case Op::Const:
     case Op::Sink:
     case Op::Noop: return;
-    case Op::DefineGlobal: {
-      std::string v = "data" + std::to_string(u->arg().getInt());
-      if (!d_.gpu)
-        line(memtype(u->dtype()) + " *restrict " + v + " = (" + memtype(u->dtype()) + " *)bufs[" +
-             std::to_string(u->arg().getInt()) + "];");
-      name(u) = v;
-      return;
-    }
-    case Op::DefineVar: { // a variable's value is passed like a buffer, after the buffers (KernelInfo::variables)
-      std::string slot = std::to_string(info_.variableSlot(u));
-      std::string v = "var_" + symbolName(varName(u));
-      std::string value = d_.gpu ? "data" + slot + "[0]" : "*(const int64_t *)bufs[" + slot + "]";
-      line(std::string(ctype(u->dtype())) + " " + v + " = (" + ctype(u->dtype()) + ")" + value + ";");
-      name(u) = v;
-      return;
-    }
+    case Op::DefineGlobal: return globalBuffer(u);
+    case Op::DefineVar: return variable(u);
     case Op::DefineReg:
-    case Op::DefineLocal: {
-      std::string v = (u->op() == Op::DefineLocal ? "shared" : "acc") + std::to_string(counter_++);
-      std::string q = u->op() == Op::DefineLocal ? d_.local : "";
-      line(q + ctype(u->dtype()) + " " + v + "[" + std::to_string(u->arg().getTuple()[1].getInt()) + "];");
-      name(u) = v;
-      return;
-    }
-    case Op::Special: {
-      const std::string &n = u->arg().getString();
-      char buf[64];
-      std::snprintf(buf, sizeof(buf), n.rfind("lidx", 0) == 0 ? d_.localId : d_.groupId, n.back() - '0');
-      define(u, "(" + ctype(u->dtype()) + ")" + buf);
-      return;
-    }
-    case Op::Barrier: line(d_.barrier); return;
-    case Op::Range: {
-      std::string v = "r" + std::to_string(u->arg().getTuple()[0].getInt()) + "_" + std::to_string(counter_++);
-      std::string t = ctype(u->dtype());
-      if (u == info_.parallel && !d_.gpu)
-        line("for (" + t + " " + v + " = (" + t + ")begin; " + v + " < (" + t + ")end; ++" + v + ") {");
-      else
-        line("for (" + t + " " + v + " = 0; " + v + " < " + expr(u->src(0)) + "; ++" + v + ") {");
-      ++depth_;
-      name(u) = v;
-      return;
-    }
-    case Op::End:
-      --depth_;
-      line("}");
-      return;
+    case Op::DefineLocal: return array(u);
+    case Op::Special: return launchIndex(u);
+    case Op::Barrier: return line(d_.barrier);
+    case Op::Range: return loop(u);
+    case Op::End: --depth_; return line("}");
     case Op::After:
       name(u) = expr(u->src(0));
       if (auto v = validOf(u->src(0)); !v.empty())
         valid_[u] = v;
       return;
-    case Op::Index: {
-      name(u) = "(" + expr(u->src(0)) + " + " + expr(u->src(1)) + ")";
-      std::string v = validOf(u->src(0));
-      if (u->numSrc() == 3)
-        v = v.empty() ? expr(u->src(2)) : "(" + v + " && " + expr(u->src(2)) + ")";
-      if (!v.empty())
-        valid_[u] = v;
-      return;
-    }
-    case Op::Load: {
-      std::string cond = validOf(u->src(0));
-      std::string alt = "0";
-      if (u->numSrc() == 3) {
-        cond = cond.empty() ? expr(u->src(2)) : "(" + cond + " && " + expr(u->src(2)) + ")";
-        alt = expr(u->src(1));
-      }
-      std::string read = "*" + expr(u->src(0));
-      if (inMemoryAsBits(u->src(0)))
-        read = isBF16(u->dtype()) ? "tgc_bf16_to_f32(" + read + ")" : "vload_half(0, " + expr(u->src(0)) + ")";
-      define(u, cond.empty() ? read : "(" + cond + " ? " + read + " : " + alt + ")");
-      return;
-    }
-    case Op::Store: {
-      std::string cond = validOf(u->src(0));
-      if (u->numSrc() == 3)
-        cond = cond.empty() ? expr(u->src(2)) : "(" + cond + " && " + expr(u->src(2)) + ")";
-      std::string value = expr(u->src(1));
-      std::string st = "*" + expr(u->src(0)) + " = " + value + ";";
-      if (inMemoryAsBits(u->src(0)))
-        st = isBF16(u->src(1)->dtype()) ? "*" + expr(u->src(0)) + " = tgc_f32_to_bf16(" + value + ");"
-                                        : "vstore_half_rte(" + value + ", 0, " + expr(u->src(0)) + ");";
-      line(cond.empty() ? st : "if (" + cond + ") " + st);
-      return;
-    }
+    case Op::Index: return index(u);
+    case Op::Load: return load(u);
+    case Op::Store: return store(u);
     default: break;
     }
-    if (group::elementwise().contains(u->op()) || u->op() == Op::Mulacc) {
-      define(u, roundedALU(u));
-      return;
-    }
+    if (group::elementwise().contains(u->op()) || u->op() == Op::Mulacc)
+      return define(u, emulated(u->dtype()) ? emulatedALU(u) : alu(u));
     internalError("c renderer: cannot render '" + std::string(opName(u->op())) + "'");
+  }
+
+  /// A buffer parameter: `data0` (CPU kernels take it from the runtime's `bufs` array).
+  void globalBuffer(const UOp *u) {
+    std::string v = "data" + std::to_string(u->arg().getInt());
+    if (!d_.gpu)
+      line(memtype(u->dtype()) + " *restrict " + v + " = (" + memtype(u->dtype()) + " *)bufs[" +
+           std::to_string(u->arg().getInt()) + "];");
+    name(u) = v;
+  }
+
+  /// A variable's value is passed like a buffer, after the buffers (KernelInfo::variables).
+  void variable(const UOp *u) {
+    std::string slot = std::to_string(info_.variableSlot(u));
+    std::string v = "var_" + symbolName(varName(u));
+    std::string value = d_.gpu ? "data" + slot + "[0]" : "*(const int64_t *)bufs[" + slot + "]";
+    line(std::string(ctype(u->dtype())) + " " + v + " = (" + ctype(u->dtype()) + ")" + value + ";");
+    name(u) = v;
+  }
+
+  /// A register array (accumulators) or a work-group's local array.
+  void array(const UOp *u) {
+    std::string v = (u->op() == Op::DefineLocal ? "shared" : "acc") + std::to_string(counter_++);
+    std::string q = u->op() == Op::DefineLocal ? d_.local : "";
+    line(q + ctype(u->dtype()) + " " + v + "[" + std::to_string(u->arg().getTuple()[1].getInt()) + "];");
+    name(u) = v;
+  }
+
+  void launchIndex(const UOp *u) {
+    const std::string &n = u->arg().getString();
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), n.rfind("lidx", 0) == 0 ? d_.localId : d_.groupId, n.back() - '0');
+    define(u, "(" + ctype(u->dtype()) + ")" + buf);
+  }
+
+  /// A `for` loop; the parallel loop of a CPU kernel runs over the thread's [begin, end).
+  void loop(const UOp *u) {
+    std::string v = "r" + std::to_string(u->arg().getTuple()[0].getInt()) + "_" + std::to_string(counter_++);
+    std::string t = ctype(u->dtype());
+    if (u == info_.parallel && !d_.gpu)
+      line("for (" + t + " " + v + " = (" + t + ")begin; " + v + " < (" + t + ")end; ++" + v + ") {");
+    else
+      line("for (" + t + " " + v + " = 0; " + v + " < " + expr(u->src(0)) + "; ++" + v + ") {");
+    ++depth_;
+    name(u) = v;
+  }
+
+  /// A pointer expression; its validity (the index's and its buffer's) is kept for the load or store.
+  void index(const UOp *u) {
+    name(u) = "(" + expr(u->src(0)) + " + " + expr(u->src(1)) + ")";
+    std::string v = validOf(u->src(0));
+    if (u->numSrc() == 3)
+      v = v.empty() ? expr(u->src(2)) : "(" + v + " && " + expr(u->src(2)) + ")";
+    if (!v.empty())
+      valid_[u] = v;
+  }
+
+  /// A read, `cond ? *p : alt` when gated; emulated 16-bit floats are converted from their bits.
+  void load(const UOp *u) {
+    std::string cond = validOf(u->src(0));
+    std::string alt = "0";
+    if (u->numSrc() == 3) {
+      cond = cond.empty() ? expr(u->src(2)) : "(" + cond + " && " + expr(u->src(2)) + ")";
+      alt = expr(u->src(1));
+    }
+    std::string read = "*" + expr(u->src(0));
+    if (inMemoryAsBits(u->src(0)))
+      read = isBF16(u->dtype()) ? "tgc_bf16_to_f32(" + read + ")" : "vload_half(0, " + expr(u->src(0)) + ")";
+    define(u, cond.empty() ? read : "(" + cond + " ? " + read + " : " + alt + ")");
+  }
+
+  /// A write, under `if (cond)` when gated; emulated 16-bit floats are converted to their bits.
+  void store(const UOp *u) {
+    std::string cond = validOf(u->src(0));
+    if (u->numSrc() == 3)
+      cond = cond.empty() ? expr(u->src(2)) : "(" + cond + " && " + expr(u->src(2)) + ")";
+    std::string value = expr(u->src(1));
+    std::string st = "*" + expr(u->src(0)) + " = " + value + ";";
+    if (inMemoryAsBits(u->src(0)))
+      st = isBF16(u->src(1)->dtype()) ? "*" + expr(u->src(0)) + " = tgc_f32_to_bf16(" + value + ");"
+                                      : "vstore_half_rte(" + value + ", 0, " + expr(u->src(0)) + ");";
+    line(cond.empty() ? st : "if (" + cond + ") " + st);
   }
 
   /// A global buffer of an emulated 16-bit float: its elements are not the registers' floats.
@@ -328,23 +350,23 @@ private:
     return emulated(ptr->dtype().pointee()) && ptr->dtype().addrSpace() == AddrSpace::Global;
   }
 
-  /// The C of an ALU op, rounded to the 16-bit float it produces when that is emulated.
-  std::string roundedALU(const UOp *u) {
+  /// The C of an op producing an emulated 16-bit float: a conversion rounds; selects and bitcasts are exact;
+  /// emulate-floats has moved all arithmetic to float32.
+  std::string emulatedALU(const UOp *u) {
     DType d = u->dtype();
-    if (!emulated(d) || u->op() == Op::Bitcast)
-      return alu(u);
     Op op = u->op();
-    if (op == Op::Neg || op == Op::Max || op == Op::Where || op == Op::Trunc)
-      return alu(u); // exact on 16-bit float values
-    if (op == Op::Cast) {
-      DType from = u->src(0)->dtype();
-      if (emulated(from) && (isBF16(d) == isBF16(from)))
-        return expr(u->src(0));
-      bool viaDouble = !(from.isFloat() && from.scalar() != Scalar::F64) && !from.isBool();
-      return viaDouble ? roundHelper(d) + "_d((double)" + expr(u->src(0)) + ")"
-                       : roundHelper(d) + "((float)" + expr(u->src(0)) + ")";
-    }
-    return roundHelper(d) + "(" + alu(u) + ")";
+    if (op == Op::Where || op == Op::Bitcast)
+      return alu(u);
+    if (op != Op::Cast)
+      internalError("c renderer: " + d.str() + " '" + std::string(opName(op)) +
+                    "' reached the renderer (emulate-floats "
+                    "writes it in float32)");
+    DType from = u->src(0)->dtype();
+    if (emulated(from) && (isBF16(d) == isBF16(from)))
+      return expr(u->src(0));
+    bool viaDouble = !(from.isFloat() && from.scalar() != Scalar::F64) && !from.isBool();
+    return viaDouble ? roundHelper(d) + "_d((double)" + expr(u->src(0)) + ")"
+                     : roundHelper(d) + "((float)" + expr(u->src(0)) + ")";
   }
 
   std::string math(const char *f, DType d) {
@@ -384,13 +406,11 @@ private:
     case Op::Shr: return s(0) + " >> " + s(1);
     case Op::Neg: return "-" + s(0);
     case Op::Max:
-      if (d.isFloat()) {
-        needMax_ = true;
-        return "tgc_max_" + t + "(" + s(0) + ", " + s(1) + ")";
-      }
+      if (d.isFloat()) // C's fmax returns the other operand of a NaN
+        internalError("c renderer: float max reached the renderer (emulate-floats writes it with compares)");
       return s(0) + " > " + s(1) + " ? " + s(0) + " : " + s(1);
     case Op::Where: return s(0) + " ? " + s(1) + " : " + s(2);
-    case Op::Mulacc: // floats: one rounding (half types: a float fma, rounded by roundedALU)
+    case Op::Mulacc: // floats: one rounding
       if (d.isFloat())
         return math("fma", d) + "(" + s(0) + ", " + s(1) + ", " + s(2) + ")";
       return s(0) + " * " + s(1) + " + " + s(2);
@@ -440,31 +460,6 @@ private:
     return c;
   }
 
-  std::string cHelpers() {
-    std::string h = d_.prelude;
-    if (needMax_) {
-      std::vector<const char *> types = {"float", "double"};
-      if (!d_.gpu)
-        types.push_back("_Float16");
-      for (const char *t : types) {
-        std::string fn = std::string(d_.helper) + t + " tgc_max_" + t + "(" + t + " a, " + t +
-                         " b) { return a != a || a > b || (a == b && !signbit(a)) ? a : b; }\n";
-        h += std::string(t) == "double" && d_.gpu ? "#ifdef cl_khr_fp64\n" + fn + "#endif\n" : fn;
-      }
-    }
-    if (d_.gpu) {
-      h += kOpenCLHelpers;
-      h += "ushort tgc_f32_to_f16_bits(float f) { ushort h; vstore_half_rte(f, 0, (half *)&h); return h; }\n"
-           "float tgc_f16_bits_to_f32(ushort h) { return vload_half(0, (half *)&h); }\n";
-      return h + "\n";
-    }
-    h += kBF16Helpers;
-    for (const auto &[from, to] : bitcasts_)
-      h += "static inline " + to + " tgc_bitcast_" + from + "_" + to + "(" + from + " x) { " + to +
-           " y; memcpy(&y, &x, sizeof y); return y; }\n";
-    return h + "\n";
-  }
-
   const UOp *linear_;
   const KernelInfo &info_;
   std::string fn_;
@@ -472,7 +467,6 @@ private:
   std::string body_;
   int depth_ = 0;
   int counter_ = 0;
-  bool needMax_ = false;
   std::set<std::pair<std::string, std::string>> bitcasts_;
   std::unordered_map<const UOp *, std::string> names_;
   std::unordered_map<const UOp *, std::string> valid_;

@@ -1,6 +1,6 @@
-//===- Compiler.cpp - From a lowered program to files, or to code in memory -*- C++ -*-===//
-// Renders every kernel, compiles it (LLVM in process, or the system C compiler), writes the program tables, and
-// links an executable or archives a library. Also builds programs in memory for `tgc run` through LLVM's JIT.
+//===- Compiler.cpp - From a lowered program to an executable or library -*- C++ -*-===//
+// Renders every kernel, compiles it (LLVM in process, or the system C compiler; GpuCode.cpp for GPU targets), writes
+// the program tables, and links an executable or archives a library.
 //===----------------------------------------------------------------------===//
 
 #include "Target/Compiler.h"
@@ -9,6 +9,7 @@
 #include "Support/FileIO.h"
 #include "Support/Logging.h"
 #include "Target/CRenderer.h"
+#include "Target/GpuCode.h"
 #include "Target/LLVMBackend.h"
 #include "Target/LLVMRenderer.h"
 #include "Target/ProgramEmitter.h"
@@ -19,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -36,35 +38,6 @@ namespace tgc {
 namespace fs = std::filesystem;
 
 namespace {
-
-/// DEBUG=4 shows every generated kernel source.
-void showSource(const std::string &what, const std::string &text) {
-  if (debugLevel() >= 4)
-    std::fprintf(stderr, "tgc: --- %s ---\n%s", what.c_str(), text.c_str());
-}
-
-bool writeText(const fs::path &p, const std::string &text, std::string &error) {
-  std::ofstream f(p, std::ios::binary);
-  f << text;
-  if (!f) {
-    error = "cannot write '" + p.string() + "'";
-    return false;
-  }
-  return true;
-}
-
-bool run(const std::vector<std::string> &argv, std::string &error, bool linkerInProcess = false) {
-  std::string cmd;
-  for (const std::string &a : argv)
-    cmd += (cmd.empty() ? "" : " ") + a;
-  spdlog::debug("run{}: {}", linkerInProcess ? " in process" : "", cmd);
-  ProcessResult r = linkerInProcess ? runLinkerInProcess(argv) : runProcess(argv);
-  if (r.status != 0) {
-    error = "'" + argv[0] + "' failed (" + cmd + "):\n" + r.output;
-    return false;
-  }
-  return true;
-}
 
 std::vector<std::string> split(const std::string &flags) {
   std::vector<std::string> out;
@@ -122,7 +95,23 @@ double secondsSince(Clock::time_point &start) {
   return s;
 }
 
-/// One kernel's steps, in seconds of its thread.
+/// CPU seconds the calling thread has run (not the time it waited for a core, which a loaded machine adds to wall
+/// time); the kernels' steps are measured in it.
+double threadSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
+/// Seconds of CPU time since `start`, which moves to now.
+double threadSecondsSince(double &start) {
+  double now = threadSeconds();
+  double s = now - start;
+  start = now;
+  return s;
+}
+
+/// One kernel's steps, in CPU seconds of the thread that compiled it.
 struct KernelSteps {
   double render = 0, optimize = 0, object = 0;
 };
@@ -162,23 +151,23 @@ std::string formatKernelTimings(const ProgramDesc &p, const KernelTimes &times, 
 
 bool compileKernelLLVM(const KernelDesc &k, const std::string &symbol, const CompileRequest &r, const fs::path &dir,
                        Effort effort, KernelSteps &steps, std::string &error) {
-  Clock::time_point start = Clock::now();
+  double start = threadSeconds();
   llvm::LLVMContext ctx;
   llvm::Module m(symbol, ctx);
   renderKernelLLVM(k.linear, k.info, symbol, m, r.target);
   if (r.sanitize)
     markSanitizeAddress(m);
-  steps.render = secondsSince(start);
+  steps.render = threadSecondsSince(start);
   if (!optimizeModule(m, r.target, error, r.sanitize, effort))
     return false;
-  steps.optimize = secondsSince(start);
+  steps.optimize = threadSecondsSince(start);
   std::string object;
   std::string ir = printModuleIR(m);
   showSource(k.symbol + ".ll", ir);
   if (!writeText(dir / (k.symbol + ".ll"), ir, error) || !emitObject(m, r.target, object, error, effort))
     return false;
   bool ok = writeText(dir / (k.symbol + ".o"), object, error);
-  steps.object = secondsSince(start);
+  steps.object = threadSecondsSince(start);
   return ok;
 }
 
@@ -203,23 +192,6 @@ double compileCost(const UOp *linear) {
   for (const UOp *u : linear->src())
     cost += u->dtype().lanes();
   return cost;
-}
-
-/// Whether optimize's actions left any vector value in a linearized kernel.
-bool hasVectors(const UOp *linear) {
-  for (const UOp *u : linear->src())
-    if (u->dtype().isVector() || (u->dtype().isPtr() && u->dtype().pointee().isVector()))
-      return true;
-  return false;
-}
-
-/// Per kernel: Once when only once-calls call it, else Vectorized or Scalar by what optimize left.
-std::vector<Effort> kernelEfforts(const ProgramDesc &p) {
-  std::vector<Effort> effort(p.kernels.size(), Effort::Once);
-  for (const CallDesc &c : p.calls)
-    if (!c.once)
-      effort[c.kernel] = hasVectors(p.kernels[c.kernel].linear) ? Effort::Vectorized : Effort::Scalar;
-  return effort;
 }
 
 /// Threads parallelFor uses for n jobs.
@@ -261,7 +233,7 @@ bool parallelFor(size_t n, const std::function<bool(size_t, std::string &)> &job
 }
 
 /// The machine the program's host side runs on: the target itself, or this machine for GPU targets.
-TargetInfo hostTarget(const TargetInfo &t) {
+CompileTarget hostTarget(const CompileTarget &t) {
   if (!isGpuTarget(t))
     return t;
   std::string error;
@@ -300,172 +272,6 @@ bool weightsObject(const ProgramDesc &p, const CompileRequest &r, const std::str
   return emitObject(m, hostTarget(r.target), object, error) && writeText(out, object, error);
 }
 
-/// Ops a target's renderer has no code for: wmma without tensor cores, and what the AMDGPU and NVPTX backends
-/// cannot lower without the vendors' device libraries (they would end in an LLVM fatal error).
-std::string unsupportedOp(const UOp *linear, const TargetInfo &t) {
-  bool llvmGpu = t.target().gpu && t.target().rendersLLVM();
-  for (const UOp *u : linear->src()) {
-    bool f64 = u->dtype().element().scalar() == Scalar::F64;
-    bool transcendental = u->op() == Op::Exp2 || u->op() == Op::Log2 || u->op() == Op::Sin;
-    bool gpuLibrary = u->op() == Op::Pow || (f64 && transcendental);
-    if ((u->op() == Op::Wmma && !t.desc.tensorCores) || (llvmGpu && gpuLibrary))
-      return std::string(opName(u->op())) + " of " + u->dtype().str();
-  }
-  return "";
-}
-
-/// Checks every kernel of p with unsupportedOp.
-bool renderable(const ProgramDesc &p, const TargetInfo &t, std::string &error) {
-  for (const KernelDesc &k : p.kernels) {
-    if (std::string op = unsupportedOp(k.linear, t); !op.empty()) {
-      error = "kernel " + k.info.name + ": the " + t.name() + " target cannot compile " + op + " yet";
-      return false;
-    }
-  }
-  return true;
-}
-
-/// Every kernel of a GPU program in one optimized module for the AMDGPU or NVPTX backend.
-bool gpuModule(const ProgramDesc &p, const TargetInfo &t, const std::string &prefix, LLVMFlavor flavor, llvm::Module &m,
-               std::string &error) {
-  if (!prepareModule(m, t, error)) // writeArtifacts and JitProgram::build checked renderable() already
-    return false;
-  for (const KernelDesc &k : p.kernels) {
-    renderKernelLLVM(k.linear, k.info, prefix + k.symbol, m, t, flavor);
-  }
-  return optimizeModule(m, t, error);
-}
-
-/// Where a GPU toolchain step writes its files: the kernels directory, which keeps them and the module's IR, or a
-/// private temporary directory removed afterwards.
-class WorkDir {
-public:
-  bool open(const fs::path &dir, const std::string &name, const std::string &ir, std::string &error) {
-    path_ = dir;
-    if (!dir.empty())
-      return writeText(dir / (name + ".ll"), ir, error);
-    path_ = makeScratchDir("tgc-gpu");
-    if (path_.empty()) {
-      error = "cannot create a temporary directory";
-      return false;
-    }
-    temporary_ = true;
-    return true;
-  }
-  ~WorkDir() {
-    std::error_code ec;
-    if (temporary_)
-      fs::remove_all(path_, ec);
-  }
-  fs::path operator/(const std::string &name) const { return path_ / name; }
-
-private:
-  fs::path path_;
-  bool temporary_ = false;
-};
-
-/// The bytes of a file a toolchain step wrote.
-bool readOutput(const fs::path &path, std::string &out, std::string &error) {
-  std::ifstream f(path, std::ios::binary);
-  out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  if (out.empty())
-    error = "cannot read '" + path.string() + "'";
-  return !out.empty();
-}
-
-/// An HSA code object: every kernel in one module, compiled by LLVM's AMDGPU backend to a relocatable object and
-/// linked by ld.lld into a shared object the HIP runtime loads. (ROCm comgr's link action does the same link, but
-/// Debian's comgr 5.2.3 rejects gfx942 and gfx1100 and loads a second libLLVM into the compiler: ld.lld is used.)
-bool amdCodeObject(const ProgramDesc &p, const TargetInfo &t, const std::string &prefix, const fs::path &dir,
-                   std::string &code, std::string &error) {
-  llvm::LLVMContext ctx;
-  llvm::Module m(p.name, ctx);
-  if (!gpuModule(p, t, prefix, LLVMFlavor::AMDGPU, m, error))
-    return false;
-  std::string ir = printModuleIR(m);
-  showSource(p.name + ".ll (AMDGPU)", ir);
-  if (debugLevel() >= 4) {
-    std::string isa;
-    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(m);
-    if (emitAssembly(*copy, t, isa, error))
-      showSource(p.name + ".s (" + t.cpu + ")", isa);
-  }
-  std::string object;
-  if (!emitObject(m, t, object, error))
-    return false;
-  std::string lld = lldLinker();
-  if (lld.empty()) {
-    error = "the amd target needs ld.lld to link code objects (install lld-19)";
-    return false;
-  }
-  WorkDir work;
-  if (!work.open(dir, p.name, ir, error))
-    return false;
-  fs::path obj = work / (p.name + ".o"), hsaco = work / (p.name + ".hsaco");
-  return writeText(obj, object, error) &&
-         run({lld, "-shared", "--no-undefined", obj.string(), "-o", hsaco.string()}, error) &&
-         readOutput(hsaco, code, error);
-}
-
-/// A cubin and its PTX: every kernel in one module, compiled by LLVM's NVPTX backend to PTX, which the CUDA
-/// toolkit's ptxas assembles ahead of time for --gpu-arch. A PTX that ptxas rejects is a compile error with its
-/// message, never a crash.
-bool cudaCubin(const ProgramDesc &p, const TargetInfo &t, const std::string &prefix, const fs::path &dir,
-               std::string &cubin, std::string &ptx, std::string &error) {
-  llvm::LLVMContext ctx;
-  llvm::Module m(p.name, ctx);
-  if (!gpuModule(p, t, prefix, LLVMFlavor::NVPTX, m, error))
-    return false;
-  std::string ir = printModuleIR(m);
-  showSource(p.name + ".ll (NVPTX)", ir);
-  if (!emitAssembly(m, t, ptx, error))
-    return false;
-  showSource(p.name + ".ptx", ptx);
-  std::string ptxas = ptxasAssembler();
-  if (ptxas.empty()) {
-    error = "the cuda target needs ptxas from the CUDA toolkit (not found when tgc was configured; set PTXAS)";
-    return false;
-  }
-  WorkDir work;
-  if (!work.open(dir, p.name, ir, error))
-    return false;
-  fs::path ptxFile = work / (p.name + ".ptx"), cubinFile = work / (p.name + ".cubin");
-  if (!writeText(ptxFile, ptx, error) ||
-      !run({ptxas, "-arch=" + t.cpu, "-O3", ptxFile.string(), "-o", cubinFile.string()}, error) ||
-      !readOutput(cubinFile, cubin, error))
-    return false;
-  if (debugLevel() >= 4) // SASS, when the toolkit's disassembler is there
-    if (std::string dis = cuobjdump(); !dis.empty()) {
-      ProcessResult r = runProcess({dis, "-sass", cubinFile.string()});
-      if (r.status == 0)
-        showSource(p.name + ".sass (" + t.cpu + ")", r.output);
-    }
-  return true;
-}
-
-/// The code a GPU program's device loads (OpenCL C, an HSA code object, a cubin), and the runtime's name for that
-/// device (Targets.def's device). With `dir`, the kernels' sources are written there too.
-bool gpuCode(const ProgramDesc &p, const TargetInfo &t, const std::string &prefix, const fs::path &dir,
-             std::string &code, std::string &fallback, std::string &device, std::string &error) {
-  device = t.target().device;
-  switch (t.target().codegen) {
-  case TargetCodegen::OpenCLC: {
-    std::vector<OpenCLKernel> kernels;
-    for (const KernelDesc &k : p.kernels)
-      kernels.push_back({k.linear, &k.info, prefix + k.symbol});
-    code = renderProgramOpenCL(kernels);
-    showSource(p.name + ".cl", code);
-    return dir.empty() || writeText(dir / (p.name + ".cl"), code, error);
-  }
-  case TargetCodegen::LLVMAMDGPU: return amdCodeObject(p, t, prefix, dir, code, error);
-  case TargetCodegen::LLVMNVPTX: return cudaCubin(p, t, prefix, dir, code, fallback, error);
-  case TargetCodegen::LLVMHost:
-  case TargetCodegen::CSource: break;
-  }
-  error = std::string("target '") + t.name() + "' has no GPU code generator";
-  return false;
-}
-
 /// Every kernel of a CPU program into an object under `kdir`, several at once (each its own LLVMContext and
 /// TargetMachine, or its own C compiler process); their paths are appended to `objects`.
 bool compileCpuKernels(const ProgramDesc &p, const CompileRequest &r, const std::string &prefix, const fs::path &kdir,
@@ -490,7 +296,7 @@ bool compileCpuKernels(const ProgramDesc &p, const CompileRequest &r, const std:
     std::string source = renderKernelC(k.linear, k.info, symbol);
     showSource(k.symbol + ".c", source);
     return writeText(kdir / (k.symbol + ".c"), source, err) &&
-           run(cCompile(r, kdir / (k.symbol + ".c"), kdir / (k.symbol + ".o"), ""), err);
+           runTool(cCompile(r, kdir / (k.symbol + ".c"), kdir / (k.symbol + ".o"), ""), err);
   };
   if (!parallelFor(p.kernels.size(), compileKernel, cost, error))
     return false;
@@ -525,7 +331,7 @@ bool linkExecutable(const std::vector<std::string> &objects, const RuntimeFiles 
   if (!direct)
     argv = driverLinkCommand(r, rt, inputs, exe);
   bool inProcess = direct && haveInProcessLinker();
-  bool ok = run(argv, error, inProcess);
+  bool ok = runTool(argv, error, inProcess);
   laps.lap(inProcess ? "link (lld in process)" : direct ? "link (ld.lld)" : "link (C++ compiler driver)");
   return ok;
 }
@@ -543,7 +349,7 @@ bool archiveLibrary(const ProgramDesc &p, const EmitOptions &eo, const std::vect
   fs::path rtdir = out / "build" / "runtime-objects";
   fs::remove_all(rtdir, ec);
   fs::create_directories(rtdir, ec);
-  if (!run({archiver(), "x", fs::absolute(rt.library).string(), "--output", rtdir.string()}, error))
+  if (!runTool({archiver(), "x", fs::absolute(rt.library).string(), "--output", rtdir.string()}, error))
     return false;
   std::vector<std::string> members;
   for (const auto &e : fs::directory_iterator(rtdir))
@@ -554,13 +360,45 @@ bool archiveLibrary(const ProgramDesc &p, const EmitOptions &eo, const std::vect
   std::vector<std::string> argv = {archiver(), "rcsD", lib.string()};
   argv.insert(argv.end(), objects.begin(), objects.end());
   argv.insert(argv.end(), members.begin(), members.end());
-  bool ok = run(argv, error);
+  bool ok = runTool(argv, error);
   fs::remove_all(rtdir, ec);
   laps.lap("header and archive");
   return ok;
 }
 
 } // namespace
+
+/// Where the executable finds its external weights: with --weights external (bundled), a copy beside it in `out`;
+/// otherwise the weights file itself. nullopt when the copy fails (error says why).
+std::optional<std::string> weightsPathFor(const CompileRequest &r, const fs::path &out, std::string &error) {
+  if (!r.bundleWeights || r.embedWeights || r.weightsFile.empty())
+    return r.weightsFile;
+  std::error_code ec;
+  fs::copy_file(r.weightsFile, out / (r.name + ".safetensors"), fs::copy_options::overwrite_existing, ec);
+  if (ec) {
+    error = "cannot copy the weights into the output: " + ec.message();
+    return std::nullopt;
+  }
+  return (fs::path(r.finalDir.empty() ? out.string() : r.finalDir) / (r.name + ".safetensors")).string();
+}
+
+/// The program tables' object: model.c is always written (to read); the object comes from LLVM where `llvmTables`
+/// (an executable on the cpu target: the C compiler's start-up alone took longer than the link) and the layout
+/// allows, otherwise from the system C compiler (data and small wrappers: -O1 is enough). "" or why not.
+std::string compileTables(const ProgramDesc &p, const EmitOptions &eo, const CompileRequest &r, const fs::path &work,
+                          const RuntimeFiles &rt, bool llvmTables) {
+  fs::path modelC = work / (r.name + "_model.c");
+  fs::path modelO = work / (r.name + "_model.o");
+  std::string err, object;
+  if (!writeText(modelC, emitProgramC(p, eo), err))
+    return err;
+  if (llvmTables && programObject(p, eo, hostTarget(r.target), object, err))
+    return writeText(modelO, object, err) ? std::string() : err;
+  err.clear(); // a layout LLVM does not share: the C compiler
+  std::vector<std::string> argv = cCompile(r, modelC, modelO, rt.includeDir);
+  argv.push_back("-O1");
+  return runTool(argv, err) ? std::string() : err;
+}
 
 /// Everything compileProgram writes, into r.outDir (a fresh, empty directory).
 bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error) {
@@ -587,37 +425,15 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   RuntimeFiles rt;
   if (!findRuntime(rt, error))
     return false;
-  std::string weightsPath = r.weightsFile;
-  if (r.bundleWeights && !r.embedWeights && !r.weightsFile.empty()) {
-    std::error_code ec;
-    fs::copy_file(r.weightsFile, out / (r.name + ".safetensors"), fs::copy_options::overwrite_existing, ec);
-    if (ec) {
-      error = "cannot copy the weights into the output: " + ec.message();
-      return false;
-    }
-    weightsPath = (fs::path(r.finalDir.empty() ? out.string() : r.finalDir) / (r.name + ".safetensors")).string();
-  }
-  EmitOptions eo{prefix, r.source, r.library, r.embedWeights, weightsPath, "", "", ""};
+  std::optional<std::string> weightsPath = weightsPathFor(r, out, error);
+  if (!weightsPath)
+    return false;
+  EmitOptions eo{prefix, r.source, r.library, r.embedWeights, *weightsPath, "", "", ""};
   std::vector<std::string> objects;
   laps.lap("describe the program");
-  // the program tables: C, compiled by the system C compiler (data and small wrappers: -O1 is enough), while the
-  // kernels compile where the tables are known before them (CPU targets)
-  fs::path modelC = work / (r.name + "_model.c");
-  fs::path modelO = work / (r.name + "_model.o");
-  // An executable on the cpu target gets its tables' object from LLVM, from the same description (the C compiler's
-  // start-up alone took longer than the link); model.c is still written, to read.
+  // the program tables compile while the kernels do where the tables are known before them (CPU targets)
   bool llvmTables = r.target.target().codegen == TargetCodegen::LLVMHost && !r.library && !r.sanitize;
-  auto compileTables = [&] {
-    std::string err, object;
-    if (!writeText(modelC, emitProgramC(p, eo), err))
-      return err;
-    if (llvmTables && programObject(p, eo, hostTarget(r.target), object, err))
-      return writeText(modelO, object, err) ? std::string() : err;
-    err.clear(); // a layout LLVM does not share: the C compiler
-    std::vector<std::string> argv = cCompile(r, modelC, modelO, rt.includeDir);
-    argv.push_back("-O1");
-    return run(argv, err) ? std::string() : err;
-  };
+  auto tablesJob = [&] { return compileTables(p, eo, r, work, rt, llvmTables); };
   // the weights object: LLVM in its own thread, while the kernels compile
   bool hasWeights =
       std::any_of(p.buffers.begin(), p.buffers.end(), [](const BufferDesc &b) { return b.kind == TGC_WEIGHT; });
@@ -632,9 +448,9 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
     if (!gpuCode(p, r.target, prefix, kdir, eo.code, eo.fallback, eo.device, error))
       return false;
     laps.lap("kernels: device code (" + std::to_string(p.kernels.size()) + " kernels)");
-    tables = std::async(std::launch::deferred, compileTables);
+    tables = std::async(std::launch::deferred, tablesJob);
   } else {
-    tables = std::async(std::launch::async, compileTables);
+    tables = std::async(std::launch::async, tablesJob);
     if (!compileCpuKernels(p, r, prefix, kdir, objects, laps, error))
       return false;
   }
@@ -649,7 +465,7 @@ bool writeArtifacts(const UOp *root, const CompileRequest &r, std::string &error
   if (!error.empty())
     return false;
   laps.lap(llvmTables ? "program tables (LLVM)" : "program tables (C compiler)"); // the wait for it after the kernels
-  objects.insert(objects.begin(), modelO.string());
+  objects.insert(objects.begin(), (work / (r.name + "_model.o")).string());
   return r.library ? archiveLibrary(p, eo, objects, rt, r, laps, error) : linkExecutable(objects, rt, r, laps, error);
 }
 
@@ -713,141 +529,6 @@ bool compileProgram(const UOp *root, const CompileRequest &r, std::string &error
     return false;
   }
   fs::remove_all(old, ec);
-  return true;
-}
-
-// --- in memory ----------------------------------------------------------------------------------------------------
-
-struct JitProgram::Storage {
-  Jit jit;
-  ProgramDesc desc;
-  std::string code, fallback, device;
-  std::vector<tgc_buffer_info> buffers;
-  std::vector<tgc_call_info> calls;
-  std::vector<std::vector<int>> args;
-  tgc_program_info program{};
-};
-
-JitProgram::JitProgram() : s_(std::make_unique<Storage>()) {}
-
-/// A buffer's runtime description; it points into `b`.
-static tgc_buffer_info bufferInfo(const BufferDesc &b) {
-  return {b.kind,
-          b.name.c_str(),
-          runtimeDType(b.dtype),
-          int(b.shape.size()),
-          b.shape.data(),
-          b.bytes,
-          b.offset,
-          nullptr,
-          b.dimVars.empty() ? nullptr : b.dimVars.data(),
-          b.varMin,
-          b.varMax};
-}
-JitProgram::~JitProgram() = default;
-
-const tgc_program_info *JitProgram::program() const { return &s_->program; }
-
-bool JitProgram::build(const UOp *root, const std::string &name, const TargetInfo &target, std::string &error) {
-  Storage &s = *s_;
-  if (!describeProgram(root, name, s.desc, error) || !renderable(s.desc, target, error))
-    return false;
-  if (isGpuTarget(target))
-    return buildGpu(target, error);
-  auto ctx = std::make_unique<llvm::LLVMContext>();
-  auto m = std::make_unique<llvm::Module>(name, *ctx);
-  for (const KernelDesc &k : s.desc.kernels)
-    renderKernelLLVM(k.linear, k.info, k.symbol, *m, target);
-  std::vector<Effort> efforts = kernelEfforts(s.desc); // one module: LLVM's vectorizers when some kernel needs them
-  bool scalar = std::any_of(efforts.begin(), efforts.end(), [](Effort e) { return e == Effort::Scalar; });
-  if (!optimizeModule(*m, target, error, false, scalar ? Effort::Scalar : Effort::Vectorized))
-    return false;
-  showSource(name + " (optimized LLVM IR)", printModuleIR(*m));
-  if (!s.jit.add(std::move(m), std::move(ctx), error))
-    return false;
-  std::vector<tgc_kernel_fn> fns;
-  for (const KernelDesc &k : s.desc.kernels) {
-    uint64_t addr = s.jit.lookup(k.symbol, error);
-    if (!addr)
-      return false;
-    fns.push_back(reinterpret_cast<tgc_kernel_fn>(addr));
-  }
-  for (const BufferDesc &b : s.desc.buffers)
-    s.buffers.push_back(bufferInfo(b));
-  s.args.reserve(s.desc.calls.size());
-  for (const CallDesc &c : s.desc.calls) {
-    s.args.push_back(c.args);
-    const KernelDesc &k = s.desc.kernels[c.kernel];
-    s.calls.push_back({k.info.name.c_str(),
-                       fns[c.kernel],
-                       int(c.args.size()),
-                       s.args.back().data(),
-                       k.info.parallelExtent,
-                       k.info.flops,
-                       k.info.bytes,
-                       nullptr,
-                       {},
-                       {},
-                       c.once ? 1 : 0,
-                       c.parallelVar,
-                       {-1, -1, -1}});
-  }
-  s.program = {s.desc.name.c_str(),
-               int(s.buffers.size()),
-               s.buffers.data(),
-               int(s.calls.size()),
-               s.calls.data(),
-               s.desc.arenaBytes,
-               nullptr,
-               nullptr,
-               nullptr,
-               0,
-               nullptr,
-               0};
-  return true;
-}
-
-/// A GPU program: its device code, and calls naming kernels with their launch sizes.
-bool JitProgram::buildGpu(const TargetInfo &target, std::string &error) {
-  Storage &s = *s_;
-  if (!gpuCode(s.desc, target, "", {}, s.code, s.fallback, s.device, error))
-    return false;
-  for (const BufferDesc &b : s.desc.buffers)
-    s.buffers.push_back(bufferInfo(b));
-  s.args.reserve(s.desc.calls.size());
-  for (const CallDesc &c : s.desc.calls) {
-    s.args.push_back(c.args);
-    const KernelDesc &k = s.desc.kernels[c.kernel];
-    int params = int(callArgCount(s.desc, c, /*gpu=*/true));
-    tgc_call_info call{k.info.name.c_str(),
-                       nullptr,
-                       params,
-                       s.args.back().data(),
-                       0,
-                       k.info.flops,
-                       k.info.bytes,
-                       k.symbol.c_str(),
-                       {},
-                       {},
-                       c.once ? 1 : 0,
-                       -1,
-                       {c.gridVar[0], c.gridVar[1], c.gridVar[2]}};
-    std::copy(k.info.grid, k.info.grid + 3, call.grid);
-    std::copy(k.info.block, k.info.block + 3, call.block);
-    s.calls.push_back(call);
-  }
-  s.program = {s.desc.name.c_str(),
-               int(s.buffers.size()),
-               s.buffers.data(),
-               int(s.calls.size()),
-               s.calls.data(),
-               s.desc.arenaBytes,
-               nullptr,
-               s.device.c_str(),
-               s.code.data(),
-               int64_t(s.code.size()),
-               s.fallback.empty() ? nullptr : s.fallback.c_str(),
-               int64_t(s.fallback.size())};
   return true;
 }
 

@@ -1,5 +1,5 @@
-//===- Compiler.h - From a lowered program to files, or to code in memory -*- C++ -*-===//
-// The back half of `tgc compile` and `tgc run`: kernels are compiled, then linked with the runtime.
+//===- Compiler.h - From a lowered program to an executable or library -*- C++ -*-===//
+// The back half of `tgc compile`: kernels are compiled, then linked with the runtime (JitProgram.h: in memory).
 //===----------------------------------------------------------------------===//
 
 #pragma once
@@ -7,7 +7,7 @@
 #include "IR/UOp.h"
 #include "Passes/PassManager.h"
 #include "Runtime/tgc_runtime.h"
-#include "Target/TargetInfo.h"
+#include "Target/CompileTarget.h"
 
 #include <memory>
 #include <string>
@@ -15,7 +15,7 @@
 namespace tgc {
 
 struct CompileRequest {
-  TargetInfo target;
+  CompileTarget target;
   std::string outDir;
   std::string name;     // the model's name: executable or library name, symbol prefix
   std::string source;   // the .uop file, for comments
@@ -41,19 +41,5 @@ struct CompileRequest {
 /// (so no stale file survives). An existing r.outDir is replaced only when it is empty or was written by tgc
 /// compile (it holds .tgc-output).
 bool compileProgram(const UOp *root, const CompileRequest &r, std::string &error);
-
-/// A program compiled into this process (LLVM's JIT), described for the runtime.
-class JitProgram {
-public:
-  JitProgram();
-  ~JitProgram();
-  bool build(const UOp *root, const std::string &name, const TargetInfo &target, std::string &error);
-  const tgc_program_info *program() const;
-
-private:
-  bool buildGpu(const TargetInfo &target, std::string &error);
-  struct Storage;
-  std::unique_ptr<Storage> s_;
-};
 
 } // namespace tgc

@@ -5,7 +5,7 @@
 #include "Target/KernelInfo.h"
 
 #include "IR/SymbolicDims.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 
 #include <algorithm>
 

@@ -89,7 +89,7 @@ std::string cpuFeatureSummary(const std::string &triple, const std::string &cpu,
 /// The target machine for `t` at the code generation level of `effort`, made once per thread and reused for every
 /// kernel that thread compiles: building one (its subtarget, lowering tables and assembler info) cost about 1 ms,
 /// twice per kernel. A TargetMachine may compile modules one after another, not from two threads at once.
-static llvm::TargetMachine *machineFor(const TargetInfo &t, std::string &error, Effort effort = Effort::Vectorized) {
+static llvm::TargetMachine *machineFor(const CompileTarget &t, std::string &error, Effort effort = Effort::Vectorized) {
   initializeLLVM();
   llvm::CodeGenOptLevel level =
       effort == Effort::Once ? llvm::CodeGenOptLevel::Less : llvm::CodeGenOptLevel::Aggressive;
@@ -173,7 +173,7 @@ const char *effortName(Effort e) {
   return "?";
 }
 
-bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bool sanitize, Effort effort) {
+bool optimizeModule(llvm::Module &m, const CompileTarget &t, std::string &error, bool sanitize, Effort effort) {
   llvm::TargetMachine *tm = machineFor(t, error);
   if (!tm)
     return false;
@@ -231,7 +231,7 @@ bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bo
   return true;
 }
 
-bool prepareModule(llvm::Module &m, const TargetInfo &t, std::string &error) {
+bool prepareModule(llvm::Module &m, const CompileTarget &t, std::string &error) {
   llvm::TargetMachine *tm = machineFor(t, error);
   if (!tm)
     return false;
@@ -240,7 +240,7 @@ bool prepareModule(llvm::Module &m, const TargetInfo &t, std::string &error) {
   return true;
 }
 
-bool emitAssembly(llvm::Module &m, const TargetInfo &t, std::string &text, std::string &error) {
+bool emitAssembly(llvm::Module &m, const CompileTarget &t, std::string &text, std::string &error) {
   llvm::TargetMachine *tm = machineFor(t, error);
   if (!tm)
     return false;
@@ -256,7 +256,7 @@ bool emitAssembly(llvm::Module &m, const TargetInfo &t, std::string &text, std::
   return true;
 }
 
-bool emitObject(llvm::Module &m, const TargetInfo &t, std::string &object, std::string &error, Effort effort) {
+bool emitObject(llvm::Module &m, const CompileTarget &t, std::string &object, std::string &error, Effort effort) {
   llvm::TargetMachine *tm = machineFor(t, error, effort);
   if (!tm)
     return false;
@@ -318,6 +318,22 @@ uint64_t Jit::lookup(const std::string &name, std::string &error) {
     return 0;
   }
   return sym->getValue();
+}
+
+/// Whether optimize's actions left any vector value in a linearized kernel.
+static bool hasVectors(const UOp *linear) {
+  for (const UOp *u : linear->src())
+    if (u->dtype().isVector() || (u->dtype().isPtr() && u->dtype().pointee().isVector()))
+      return true;
+  return false;
+}
+
+std::vector<Effort> kernelEfforts(const ProgramDesc &p) {
+  std::vector<Effort> effort(p.kernels.size(), Effort::Once);
+  for (const CallDesc &c : p.calls)
+    if (!c.once)
+      effort[c.kernel] = hasVectors(p.kernels[c.kernel].linear) ? Effort::Vectorized : Effort::Scalar;
+  return effort;
 }
 
 } // namespace tgc

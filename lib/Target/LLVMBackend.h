@@ -4,13 +4,15 @@
 
 #pragma once
 
-#include "Target/TargetInfo.h"
+#include "Target/CompileTarget.h"
+#include "Target/ProgramDesc.h"
 
 #include <llvm/IR/Module.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm::orc {
 class LLJIT;
@@ -37,19 +39,21 @@ enum class Effort {
 };
 /// "O3", "O3+vectorizers" or "O1" (tgc compile --time-passes).
 const char *effortName(Effort e);
+/// Per kernel of p: Once when only once-calls call it, else Vectorized or Scalar by what optimize left.
+std::vector<Effort> kernelEfforts(const ProgramDesc &p);
 
 /// Run the optimization pipeline for the target on `m` (sets its triple and data layout), with AddressSanitizer
 /// when asked (functions marked by markSanitizeAddress). False with `error` on failure.
-bool optimizeModule(llvm::Module &m, const TargetInfo &t, std::string &error, bool sanitize = false,
+bool optimizeModule(llvm::Module &m, const CompileTarget &t, std::string &error, bool sanitize = false,
                     Effort effort = Effort::Vectorized);
 /// Ask AddressSanitizer to instrument every function of `m`.
 void markSanitizeAddress(llvm::Module &m);
 /// The object file of an optimized module.
 /// Set the module's triple and data layout for the target (before rendering into it).
-bool prepareModule(llvm::Module &m, const TargetInfo &t, std::string &error);
+bool prepareModule(llvm::Module &m, const CompileTarget &t, std::string &error);
 /// The target's assembly for the module (GPU ISA for --debug=4).
-bool emitAssembly(llvm::Module &m, const TargetInfo &t, std::string &text, std::string &error);
-bool emitObject(llvm::Module &m, const TargetInfo &t, std::string &object, std::string &error,
+bool emitAssembly(llvm::Module &m, const CompileTarget &t, std::string &text, std::string &error);
+bool emitObject(llvm::Module &m, const CompileTarget &t, std::string &object, std::string &error,
                 Effort effort = Effort::Vectorized);
 /// LLVM assembly text of a module.
 std::string printModuleIR(const llvm::Module &m);

@@ -4,12 +4,13 @@
 //
 // Semantics map directly: integers wrap (nsw/nuw only where value ranges prove them), idiv/mod are sdiv/srem
 // (udiv/urem when unsigned, or when value ranges show both operands non-negative),
-// float max is llvm.maximum (NaN-propagating, +0 > -0), comparisons are ordered except !=. A load through an
+// float max is llvm.maximum (NaN-propagating, +0 > -0), comparisons are ordered except !=. Half-type arithmetic the
+// target lacks, and every half-type max and mulacc, arrive written in float32 by emulate-floats. A load through an
 // invalid index reads the buffer's first element instead and is then replaced by 0 (or the load's alt), so it
 // never touches memory outside the buffer and stays branch-free. bool values are i1, stored as i8.
 
 #include "Target/LLVMRenderer.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
@@ -81,7 +82,7 @@ constexpr uint64_t kGpuParamAlign = 16;
 
 class LLVMKernel {
 public:
-  LLVMKernel(const UOp *linear, const KernelInfo &info, llvm::Module &m, const std::string &fn, const TargetInfo &t,
+  LLVMKernel(const UOp *linear, const KernelInfo &info, llvm::Module &m, const std::string &fn, const CompileTarget &t,
              LLVMFlavor flavor)
       : linear_(linear), info_(info), mod_(m), c_(m.getContext()), b_(c_), flavor_(flavor) {
     streaming_ = flavor == LLVMFlavor::CPU && t.streamingStoreBytes > 0 && info.storedBytes >= t.streamingStoreBytes;
@@ -274,7 +275,7 @@ private:
     default: break;
     }
     if (group::elementwise().contains(u->op()) || u->op() == Op::Mulacc) {
-      values_[u] = roundsToBF16(u) ? bf16ByFloat(u) : alu(u, args(u), type(u->dtype()));
+      values_[u] = alu(u, args(u), type(u->dtype()));
       return;
     }
     internalError("llvm renderer: cannot render '" + std::string(opName(u->op())) + "'");
@@ -972,18 +973,6 @@ private:
     return b_.CreateSelect(b_.CreateFCmpUNO(a, b), b_.CreateFAdd(a, b), m);
   }
 
-  /// tgc's max from compares: a NaN operand wins, then the larger, then of equal ones +0 over -0.
-  llvm::Value *maxBySelect(llvm::Value *a, llvm::Value *b) {
-    llvm::Type *bits = b_.getIntNTy(a->getType()->getScalarSizeInBits());
-    if (auto *vt = llvm::dyn_cast<llvm::VectorType>(a->getType()))
-      bits = llvm::VectorType::get(bits, vt->getElementCount());
-    llvm::Value *nanA = b_.CreateFCmpUNO(a, a), *nanB = b_.CreateFCmpUNO(b, b);
-    llvm::Value *negA = b_.CreateICmpSLT(b_.CreateBitCast(a, bits), llvm::Constant::getNullValue(bits));
-    llvm::Value *tieA = b_.CreateAnd(b_.CreateFCmpOEQ(a, b), b_.CreateNot(negA));
-    llvm::Value *bigger = b_.CreateOr(b_.CreateFCmpOGT(a, b), tieA);
-    return b_.CreateSelect(b_.CreateOr(nanA, b_.CreateAnd(b_.CreateNot(nanB), bigger)), a, b);
-  }
-
   /// x as a float that rounds to the same bfloat16 as x: floats and halves exactly, doubles rounded to odd, integers
   /// through a double (exact up to 2^53)
   llvm::Value *toFloatForBF16(llvm::Value *x, DType from) {
@@ -1046,40 +1035,6 @@ private:
     for (const UOp *s : u->src())
       a.push_back(val(s));
     return a;
-  }
-
-  /// Arithmetic whose bfloat16 result LLVM computes in float and rounds with fptrunc: a __truncsfbf2 call on CPUs
-  /// without AVX512-BF16. The cpu flavor computes it in float itself and rounds in integer operations (float's 24
-  /// bits are more than 2 * 8 + 2, so rounding twice gives the bfloat16 operation's result).
-  bool roundsToBF16(const UOp *u) const {
-    static const OpSet rounding = {Op::Add,  Op::Sub,  Op::Mul, Op::Mulacc, Op::Fdiv, Op::Recip, Op::Sqrt,
-                                   Op::Exp2, Op::Log2, Op::Sin, Op::Trunc,  Op::Pow,  Op::Neg};
-    return flavor_ == LLVMFlavor::CPU && u->dtype().element().scalar() == Scalar::BF16 && rounding.contains(u->op());
-  }
-
-  llvm::Value *bf16ByFloat(const UOp *u) {
-    llvm::Type *f32 = llvm::Type::getFloatTy(c_);
-    if (auto *vt = llvm::dyn_cast<llvm::VectorType>(type(u->dtype())))
-      f32 = llvm::VectorType::get(f32, vt->getElementCount());
-    std::vector<llvm::Value *> a = args(u);
-    for (llvm::Value *&v : a)
-      v = b_.CreateFPExt(v, f32);
-    if (u->op() == Op::Mulacc) // a float fma rounded to bfloat16, as in the interpreter
-      return floatToBF16(intrinsic(llvm::Intrinsic::fma, f32, a));
-    return floatToBF16(alu(u, a, f32));
-  }
-
-  /// a * b + c rounded once (llvm.fma); f16 and bf16 as a float fma rounded to the half type, as in the interpreter
-  llvm::Value *fusedMulAdd(const std::vector<llvm::Value *> &a, llvm::Type *t, DType d) {
-    if (d.element().itemSize() != 2)
-      return intrinsic(llvm::Intrinsic::fma, t, a);
-    llvm::Type *f32 = llvm::Type::getFloatTy(c_);
-    if (auto *vt = llvm::dyn_cast<llvm::VectorType>(t))
-      f32 = llvm::VectorType::get(f32, vt->getElementCount());
-    std::vector<llvm::Value *> wide;
-    for (llvm::Value *v : a)
-      wide.push_back(b_.CreateFPExt(v, f32));
-    return b_.CreateFPTrunc(intrinsic(llvm::Intrinsic::fma, f32, wide), t);
   }
 
   /// Whether the integer add, sub or mul u cannot wrap as a signed value (LLVM's nsw): the exact result of its
@@ -1163,7 +1118,7 @@ private:
       return fp ? b_.CreateFMul(s(0), s(1)) : b_.CreateMul(s(0), s(1), "", unsignedExact(u), signedExact(u));
     case Op::Mulacc:
       if (fp)
-        return fusedMulAdd(a, t, d);
+        return intrinsic(llvm::Intrinsic::fma, t, a);
       return b_.CreateAdd(b_.CreateMul(s(0), s(1)), s(2));
     case Op::Fdiv: return fdiv(s(0), s(1));
     case Op::Idiv:
@@ -1175,8 +1130,6 @@ private:
         return signedDivide(u, s(0), s(1));
       return b_.CreateURem(s(0), padDivisor(u, s(1)));
     case Op::Max:
-      if (fp && d.element().itemSize() == 2) // LLVM 19's x86 llvm.maximum on bf16 loses NaNs: compares instead
-        return maxBySelect(s(0), s(1));
       if (fp && rangeMax_ && d.isVector() && d.element().itemSize() >= 4)
         return rangeMaximum(s(0), s(1));
       if (fp)
@@ -1217,9 +1170,9 @@ private:
   llvm::Value *bufs_ = nullptr, *begin_ = nullptr, *end_ = nullptr;
   llvm::BasicBlock *entry_;
   LLVMFlavor flavor_;
-  bool streaming_ = false; // vector stores to global memory may be non-temporal (TargetInfo::streamingStoreBytes)
+  bool streaming_ = false; // vector stores to global memory may be non-temporal (CompileTarget::streamingStoreBytes)
   const TargetDesc *cpu_ = nullptr; // the CPU's description (vector width, lane masks); null for GPU flavors
-  bool rangeMax_ = false;           // CPU: float max through vrange (TargetInfo::rangeMax)
+  bool rangeMax_ = false;           // CPU: float max through vrange (CompileTarget::rangeMax)
   std::unordered_map<const UOp *, std::vector<Splat>> splatTiles_;       // vectorize/gep -> its splat registers
   std::map<std::pair<const UOp *, int64_t>, llvm::Value *> loadedLanes_; // (load, lane) -> its scalar load
   std::unordered_set<const UOp *> picked_; // loads whose lanes a gep picks apart: no masked load
@@ -1237,7 +1190,7 @@ private:
 } // namespace
 
 void renderKernelLLVM(const UOp *linear, const KernelInfo &info, const std::string &function, llvm::Module &m,
-                      const TargetInfo &t, LLVMFlavor flavor) {
+                      const CompileTarget &t, LLVMFlavor flavor) {
   LLVMKernel k(linear, info, m, function, t, flavor);
   k.render();
   std::string err;

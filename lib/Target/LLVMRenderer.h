@@ -4,8 +4,8 @@
 
 #pragma once
 
+#include "Target/CompileTarget.h"
 #include "Target/KernelInfo.h"
-#include "Target/TargetInfo.h"
 
 #include <llvm/IR/Module.h>
 
@@ -32,6 +32,6 @@ inline LLVMFlavor llvmFlavorOf(TargetCodegen codegen) {
 }
 
 void renderKernelLLVM(const UOp *linear, const KernelInfo &info, const std::string &function, llvm::Module &m,
-                      const TargetInfo &t, LLVMFlavor flavor = LLVMFlavor::CPU);
+                      const CompileTarget &t, LLVMFlavor flavor = LLVMFlavor::CPU);
 
 } // namespace tgc

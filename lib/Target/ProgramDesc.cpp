@@ -4,7 +4,7 @@
 
 #include "Target/ProgramDesc.h"
 
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 
 #include <algorithm>
 #include <map>

@@ -80,7 +80,7 @@ bool sameLayout(const StructShape &s, const llvm::DataLayout &dl) {
 
 } // namespace
 
-bool programObject(const ProgramDesc &p, const EmitOptions &o, const TargetInfo &t, std::string &object,
+bool programObject(const ProgramDesc &p, const EmitOptions &o, const CompileTarget &t, std::string &object,
                    std::string &error) {
   llvm::LLVMContext ctx;
   llvm::Module m(p.name + "_model", ctx);

@@ -4,10 +4,14 @@
 
 #include "Target/Toolchain.h"
 
+#include "Support/Logging.h"
 #include "Target/BuildPaths.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <spdlog/spdlog.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -148,6 +152,34 @@ bool findRuntime(RuntimeFiles &out, std::string &error) {
   }
   error = "cannot find the tgc runtime (libtgcruntime.a and tgc_runtime.h); set TGC_RUNTIME_DIR";
   return false;
+}
+
+bool runTool(const std::vector<std::string> &argv, std::string &error, bool linkerInProcess) {
+  std::string cmd;
+  for (const std::string &a : argv)
+    cmd += (cmd.empty() ? "" : " ") + a;
+  spdlog::debug("run{}: {}", linkerInProcess ? " in process" : "", cmd);
+  ProcessResult r = linkerInProcess ? runLinkerInProcess(argv) : runProcess(argv);
+  if (r.status != 0) {
+    error = "'" + argv[0] + "' failed (" + cmd + "):\n" + r.output;
+    return false;
+  }
+  return true;
+}
+
+bool writeText(const std::string &path, const std::string &text, std::string &error) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  if (!f) {
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+void showSource(const std::string &what, const std::string &text) {
+  if (debugLevel() >= 4)
+    std::fprintf(stderr, "tgc: --- %s ---\n%s", what.c_str(), text.c_str());
 }
 
 } // namespace tgc

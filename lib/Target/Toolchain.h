@@ -17,6 +17,16 @@ struct ProcessResult {
 /// Run argv[0] (found on PATH) with the arguments; waits for it.
 ProcessResult runProcess(const std::vector<std::string> &argv);
 
+/// Run a toolchain step (runProcess, or runLinkerInProcess for an ld.lld command); false with the command and its
+/// output in `error`.
+bool runTool(const std::vector<std::string> &argv, std::string &error, bool linkerInProcess = false);
+
+/// Write a generated file (a kernel's source, an object); false with a one-line reason.
+bool writeText(const std::string &path, const std::string &text, std::string &error);
+
+/// --debug=4 prints every generated source: `text` under a line naming `what`.
+void showSource(const std::string &what, const std::string &text);
+
 /// The C compiler (CC, else cc), C++ compiler for linking (CXX, else c++), archiver (AR, else ar).
 std::string cCompiler();
 std::string cxxCompiler();

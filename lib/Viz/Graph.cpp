@@ -5,7 +5,7 @@
 #include "Viz/Graph.h"
 
 #include "IR/Module.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 
 #include <graphviz/gvc.h>
 

@@ -4,7 +4,7 @@
 
 #include "Viz/Viewer.h"
 
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 #include "Support/FileIO.h"
 #include "Target/CRenderer.h"
 #include "Target/KernelInfo.h"
@@ -96,12 +96,12 @@ json changedNodes(GraphTable &graphs, const UOp *before, const UOp *after) {
 
 /// The kernel as the target's renderer writes it: C (c), OpenCL C (opencl), or LLVM IR before LLVM's passes (cpu;
 /// amd and cuda in their AMDGPU and NVPTX forms; their ISA, PTX and cubins are in tgc compile's build/kernels/).
-json kernelSource(const UOp *linear, const KernelInfo &info, const TargetInfo *target) {
-  static const TargetInfo host = [] {
+json kernelSource(const UOp *linear, const KernelInfo &info, const CompileTarget *target) {
+  static const CompileTarget host = [] {
     std::string unused;
     return *targetFor("cpu", "", "", unused);
   }();
-  const TargetInfo &t = target ? *target : host;
+  const CompileTarget &t = target ? *target : host;
   std::string symbol = symbolName(info.name);
   json src = json::object();
   if (!t.target().rendersLLVM()) {
@@ -117,7 +117,7 @@ json kernelSource(const UOp *linear, const KernelInfo &info, const TargetInfo *t
 }
 
 /// Per call of the final program: its kernel at each pass that changed it, numbers, actions, source, time.
-json kernels(const Trace &trace, GraphTable &graphs, const TargetInfo *target) {
+json kernels(const Trace &trace, GraphTable &graphs, const CompileTarget *target) {
   json out = json::array();
   const UOp *final = trace.passes().empty() ? trace.input() : trace.passes().back().after;
   if (!isProgram(final))
@@ -158,7 +158,7 @@ json kernels(const Trace &trace, GraphTable &graphs, const TargetInfo *target) {
 
 } // namespace
 
-json viewerData(const Trace &trace, const TargetInfo *target, bool svg) {
+json viewerData(const Trace &trace, const CompileTarget *target, bool svg) {
   GraphTable graphs(svg);
   json passes = json::array();
   passes.push_back({{"name", "input"}, {"seconds", 0}, {"after", graphs.id(trace.input())}});
@@ -198,7 +198,7 @@ static std::string scriptSafe(const std::string &json) {
   return out;
 }
 
-bool writeViewer(const std::string &path, const Trace &trace, const TargetInfo *target, std::string &error) {
+bool writeViewer(const std::string &path, const Trace &trace, const CompileTarget *target, std::string &error) {
   bool asJson = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
   json data = viewerData(trace, target, !asJson);
   std::string text;

@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  tgc::TargetInfo t;
+  tgc::CompileTarget t;
   t.cpu = "fuzzcpu";
   tgc::TuningCache cache(t);
   std::string error;

@@ -12,7 +12,7 @@
 #include "Passes/Pipeline.h"
 #include "Support/ExpectedDiagnostics.h"
 #include "Support/FileIO.h"
-#include "Target/TargetInfo.h"
+#include "Target/CompileTarget.h"
 #include "Viz/Viewer.h"
 
 #include <cstdio>
@@ -216,7 +216,7 @@ ChunkResult Driver::runChunk(const Chunk &chunk, const Pipeline &pipeline, DiagE
 
 bool Driver::writeViz(viz::Trace &trace, const Module &m, DiagEngine &diags) {
   std::string err;
-  std::optional<TargetInfo> target = targetFor(o_.target, "", "", err, o_.gpuArch);
+  std::optional<CompileTarget> target = targetFor(o_.target, "", "", err, o_.gpuArch);
   if (target && o_.vectorBits > 0)
     setVectorBits(target->desc, o_.vectorBits); // render the kernels for the width the passes lowered them for
   trace.remarks = m.remarks;

@@ -10,10 +10,10 @@
 
 #include "IR/Eval.h"
 #include "IR/Rewrite.h"
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 #include "Runtime/Device.h"
 #include "Runtime/Npy.h"
-#include "Target/Compiler.h"
+#include "Target/JitProgram.h"
 
 #include <algorithm>
 #include <cmath>
@@ -323,7 +323,7 @@ bool loadDumpedCall(const std::string &dir, int c, const UOp *call, BufferMap &b
 /// The kernels under test: compiled here for the target, or, with --against, an executable's dump.
 class Subject {
 public:
-  bool prepare(Module &m, const RunOptions &o, const TargetInfo &target, const std::map<std::string, int64_t> &vars,
+  bool prepare(Module &m, const RunOptions &o, const CompileTarget &target, const std::map<std::string, int64_t> &vars,
                size_t calls, DiagEngine &diags, std::string &error) {
     dumpDir_ = o.against;
     if (!dumpDir_.empty())

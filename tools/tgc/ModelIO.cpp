@@ -120,7 +120,7 @@ std::string weightsFilePath(const Module &m) {
   return fs::absolute(w.is_absolute() ? w : fs::path(baseDir(m)) / w).lexically_normal().string();
 }
 
-bool writeVizFile(const std::string &path, viz::Trace &trace, const Module &m, const TargetInfo &target) {
+bool writeVizFile(const std::string &path, viz::Trace &trace, const Module &m, const CompileTarget &target) {
   trace.remarks = m.remarks;
   trace.target = target.name();
   std::string err;

@@ -8,7 +8,7 @@
 #include "Driver/Lower.h"
 #include "IR/Module.h"
 #include "Interp/Interpreter.h"
-#include "Target/TargetInfo.h"
+#include "Target/CompileTarget.h"
 #include "Viz/Trace.h"
 
 #include <map>
@@ -32,7 +32,7 @@ bool gatherData(const Module &m, const std::vector<interp::TensorSpec> &sig, con
 std::string weightsFilePath(const Module &m);
 
 /// Write the viewer (--viz=FILE.html or .json) of a trace for the lowered `m`; false after printing the error.
-bool writeVizFile(const std::string &path, viz::Trace &trace, const Module &m, const TargetInfo &target);
+bool writeVizFile(const std::string &path, viz::Trace &trace, const Module &m, const CompileTarget &target);
 
 /// Write each output as DIR/NAME.npy (creating DIR). Returns false with a one-line reason.
 bool writeOutputs(const std::string &dir, const interp::ArrayMap &outputs, std::string &error);

@@ -7,7 +7,7 @@
 #include "IR/Eval.h"
 #include "IR/Verifier.h"
 #include "Runtime/Peak.h"
-#include "Target/Compiler.h"
+#include "Target/JitProgram.h"
 
 #include <algorithm>
 #include <chrono>

@@ -2,7 +2,8 @@
 // Lists every target of Targets.def: what it emits, where it runs, its GPU architectures.
 //===----------------------------------------------------------------------===//
 //
-// With --markdown the list is docs/targets.md's table; a test keeps the two the same.
+// With --markdown the list is docs/targets.md's table; a test keeps the two the same. "native" names what the
+// target computes itself; decompose-transcendentals and emulate-floats write the rest from what it has.
 
 #include "Commands.h"
 
@@ -25,11 +26,25 @@ std::string archList(const TargetRecord &t) {
   return out.empty() ? (t.gpu ? "chosen at run time" : "-") : out;
 }
 
+/// The operations the target computes itself (the rest is rewritten before rendering).
+std::string nativeList(const TargetRecord &t) {
+  static const std::pair<native::NativeOp, const char *> names[] = {{native::Transc, "exp2/log2/sin"},
+                                                                    {native::Pow, "pow"},
+                                                                    {native::F16, "f16"},
+                                                                    {native::BF16, "bf16"},
+                                                                    {native::NanMax, "NaN max"}};
+  std::string out;
+  for (const auto &[op, name] : names)
+    if (t.has(op))
+      out += (out.empty() ? "" : ", ") + std::string(name);
+  return out.empty() ? "-" : out;
+}
+
 std::vector<Row> targetRows() {
-  std::vector<Row> rows = {{"target", "kernels", "runs on", "device library", "tgc run", "--gpu-arch"}};
+  std::vector<Row> rows = {{"target", "kernels", "runs on", "device library", "tgc run", "native", "--gpu-arch"}};
   for (const TargetRecord &t : allTargets())
-    rows.push_back(
-        {t.name, t.help, t.gpu ? "GPU" : "CPU", *t.device ? t.device : "-", t.run ? "yes" : "no", archList(t)});
+    rows.push_back({t.name, t.help, t.gpu ? "GPU" : "CPU", *t.device ? t.device : "-", t.run ? "yes" : "no",
+                    nativeList(t), archList(t)});
   return rows;
 }
 

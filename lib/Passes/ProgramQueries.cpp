@@ -1,9 +1,9 @@
-//===- ProgramInfo.cpp - Kernels, and what calls read and write -*- C++ -*-===//
+//===- ProgramQueries.cpp - Kernels and what calls read and write -*- C++ -*-===//
 // A kernel is a sink or linear of effects. A store through index(define_global k, ...) writes operand k+1 of the call;
 // a load reads it.
 //===----------------------------------------------------------------------===//
 
-#include "Passes/ProgramInfo.h"
+#include "Passes/ProgramQueries.h"
 
 #include "IR/NodeMap.h"
 #include "IR/SymbolicDims.h"

@@ -1,4 +1,4 @@
-//===- ProgramInfo.h - Kernels, and what calls read and write ---*- C++ -*-===//
+//===- ProgramQueries.h - Kernels, and what calls read and write -*- C++ -*-===//
 // Which nodes are kernels, range ids/kinds/sizes, and the buffer accesses of kernel calls, shared by the passes.
 //===----------------------------------------------------------------------===//
 

@@ -1,8 +1,8 @@
-//===- TargetInfo.cpp - What a code generation target offers ----*- C++ -*-===//
+//===- CompileTarget.cpp - The target one compile is for --------*- C++ -*-===//
 // CPU targets ask LLVM for the host CPU and its features.
 //===----------------------------------------------------------------------===//
 
-#include "Target/TargetInfo.h"
+#include "Target/CompileTarget.h"
 
 #include "Target/LLVMBackend.h"
 
@@ -36,7 +36,7 @@ std::optional<FpContract> parseFpContract(const std::string &text) {
   return std::nullopt;
 }
 
-void setFpContract(TargetInfo &t, FpContract mode) {
+void setFpContract(CompileTarget &t, FpContract mode) {
   bool fast = mode == FpContract::Fast;
   t.fpContract = fast;
   bool fma = isGpuTarget(t) || hasFMAOfFeatures(cpuFeatureSummary(t.triple, t.cpu, t.features));
@@ -49,12 +49,12 @@ void setFpContract(TargetInfo &t, FpContract mode) {
 
 /// A GPU target: kernels for the GPU (Targets.def's triple and features, --gpu-arch as the LLVM CPU), host code
 /// for this machine.
-static std::optional<TargetInfo> gpuTargetFor(const TargetRecord &target, const std::string &cpu,
-                                              const std::string &gpuArch, std::string &error) {
+static std::optional<CompileTarget> gpuTargetFor(const TargetRecord &target, const std::string &cpu,
+                                                 const std::string &gpuArch, std::string &error) {
   std::optional<TargetDesc> d = gpuTargetDesc(target, gpuArch, error);
   if (!d)
     return std::nullopt;
-  TargetInfo t;
+  CompileTarget t;
   t.desc = *d;
   if (*target.triple) {
     t.triple = target.triple;
@@ -65,14 +65,14 @@ static std::optional<TargetInfo> gpuTargetFor(const TargetRecord &target, const 
   return t;
 }
 
-std::optional<TargetInfo> targetFor(const std::string &name, const std::string &cpu, const std::string &features,
-                                    std::string &error, const std::string &gpuArch) {
+std::optional<CompileTarget> targetFor(const std::string &name, const std::string &cpu, const std::string &features,
+                                       std::string &error, const std::string &gpuArch) {
   std::optional<TargetDesc> desc = targetDescFor(name, gpuArch, error);
   if (!desc)
     return std::nullopt;
   if (desc->target().gpu)
     return gpuTargetFor(desc->target(), cpu, gpuArch, error);
-  TargetInfo t;
+  CompileTarget t;
   t.triple = llvm::sys::getDefaultTargetTriple();
   t.cpu = cpu.empty() || cpu == "native" ? llvm::sys::getHostCPUName().str() : cpu;
   t.features = features.empty() ? (cpu.empty() || cpu == "native" ? hostFeatures() : "") : features;

@@ -1,5 +1,5 @@
-//===- TargetInfo.h - What a code generation target offers ------*- C++ -*-===//
-// The capabilities that parameterize lowering (vector width, native ops, threads) and how code is compiled.
+//===- CompileTarget.h - The target one compile is for ----------*- C++ -*-===//
+// What the lowering passes know of it (TargetDesc) and how its code is compiled: triple, CPU, features, flags.
 //===----------------------------------------------------------------------===//
 
 #pragma once
@@ -11,7 +11,7 @@
 
 namespace tgc {
 
-struct TargetInfo {
+struct CompileTarget {
   std::string triple;   // LLVM target triple
   std::string cpu;      // CPU name (e.g. znver4), "native" resolved to the host
   std::string features; // LLVM feature string (+avx2,+fma,...)
@@ -44,14 +44,14 @@ std::optional<FpContract> parseFpContract(const std::string &text);
 
 /// Set the contract pass's switch (TargetDesc::contract), the LLVM renderer's contract flag and the C compiler's
 /// -ffp-contract for `mode`.
-void setFpContract(TargetInfo &t, FpContract mode);
+void setFpContract(CompileTarget &t, FpContract mode);
 
 /// The target for a -target= name, with optional CPU and feature overrides ("" = the host's) and, for GPU
 /// targets, the GPU architecture ("" = the target's default). nullopt with `error` set for an unknown target.
-std::optional<TargetInfo> targetFor(const std::string &name, const std::string &cpu, const std::string &features,
-                                    std::string &error, const std::string &gpuArch = "");
+std::optional<CompileTarget> targetFor(const std::string &name, const std::string &cpu, const std::string &features,
+                                       std::string &error, const std::string &gpuArch = "");
 
 /// Whether a target's kernels run on a GPU (launched by the runtime through a device library).
-inline bool isGpuTarget(const TargetInfo &t) { return t.target().gpu; }
+inline bool isGpuTarget(const CompileTarget &t) { return t.target().gpu; }
 
 } // namespace tgc
