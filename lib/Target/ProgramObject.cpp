@@ -78,15 +78,12 @@ bool sameLayout(const StructShape &s, const llvm::DataLayout &dl) {
   return true;
 }
 
-} // namespace
+/// The runtime's three table structs (tgc_runtime.h) as LLVM types, with the C compiler's sizes and offsets.
+struct RuntimeStructs {
+  StructShape buffer, call, program;
+};
 
-bool programObject(const ProgramDesc &p, const EmitOptions &o, const CompileTarget &t, std::string &object,
-                   std::string &error) {
-  llvm::LLVMContext ctx;
-  llvm::Module m(p.name + "_model", ctx);
-  if (!prepareModule(m, t, error))
-    return false;
-  TableBuilder b(m);
+RuntimeStructs runtimeStructs(TableBuilder &b, llvm::LLVMContext &ctx) {
   auto *arr3i64 = llvm::ArrayType::get(b.i64(), 3);
   auto *arr3i32 = llvm::ArrayType::get(b.i32(), 3);
   StructShape buffer{
@@ -114,6 +111,30 @@ bool programObject(const ProgramDesc &p, const EmitOptions &o, const CompileTarg
                        offsetof(tgc_program_info, weights_file), offsetof(tgc_program_info, device),
                        offsetof(tgc_program_info, code), offsetof(tgc_program_info, code_size),
                        offsetof(tgc_program_info, fallback_code), offsetof(tgc_program_info, fallback_code_size)}};
+  return {buffer, call, program};
+}
+
+/// int main(int argc, char **argv) { return tgc_main(&NAME_program, argc, argv); }
+void defineMain(llvm::Module &m, TableBuilder &b, llvm::GlobalVariable *programInfo) {
+  auto *mainType = llvm::FunctionType::get(b.i32(), {b.i32(), b.ptr()}, false);
+  llvm::FunctionCallee tgcMain =
+      m.getOrInsertFunction("tgc_main", llvm::FunctionType::get(b.i32(), {b.ptr(), b.i32(), b.ptr()}, false));
+  auto *mainFn = llvm::Function::Create(mainType, llvm::GlobalValue::ExternalLinkage, "main", m);
+  llvm::IRBuilder<> ir(llvm::BasicBlock::Create(m.getContext(), "entry", mainFn));
+  ir.CreateRet(ir.CreateCall(tgcMain, {programInfo, mainFn->getArg(0), mainFn->getArg(1)}));
+}
+
+} // namespace
+
+bool programObject(const ProgramDesc &p, const EmitOptions &o, const CompileTarget &t, std::string &object,
+                   std::string &error) {
+  llvm::LLVMContext ctx;
+  llvm::Module m(p.name + "_model", ctx);
+  if (!prepareModule(m, t, error))
+    return false;
+  TableBuilder b(m);
+  RuntimeStructs rs = runtimeStructs(b, ctx);
+  const StructShape &buffer = rs.buffer, &call = rs.call, &program = rs.program;
   for (const StructShape *s : {&buffer, &call, &program})
     if (!sameLayout(*s, m.getDataLayout())) {
       error = "the target's layout of the runtime's tables is not the C compiler's";
@@ -155,13 +176,7 @@ bool programObject(const ProgramDesc &p, const EmitOptions &o, const CompileTarg
   auto *programInfo =
       new llvm::GlobalVariable(m, program.type, true, llvm::GlobalValue::ExternalLinkage, info, o.prefix + "program");
 
-  // int main(int argc, char **argv) { return tgc_main(&NAME_program, argc, argv); }
-  auto *mainType = llvm::FunctionType::get(b.i32(), {b.i32(), b.ptr()}, false);
-  llvm::FunctionCallee tgcMain =
-      m.getOrInsertFunction("tgc_main", llvm::FunctionType::get(b.i32(), {b.ptr(), b.i32(), b.ptr()}, false));
-  auto *mainFn = llvm::Function::Create(mainType, llvm::GlobalValue::ExternalLinkage, "main", m);
-  llvm::IRBuilder<> ir(llvm::BasicBlock::Create(ctx, "entry", mainFn));
-  ir.CreateRet(ir.CreateCall(tgcMain, {programInfo, mainFn->getArg(0), mainFn->getArg(1)}));
+  defineMain(m, b, programInfo);
   return emitObject(m, t, object, error, Effort::Once);
 }
 
