@@ -149,6 +149,9 @@ bool dimsFromInputs(const std::string &model, const std::vector<std::string> &in
   if (!readOnnxInputDims(model, inputs, unreadable))
     return true;
   std::map<std::string, std::pair<int64_t, std::string>> sizes; // dim_param -> size, the file it came from
+  auto given = [&](const std::string &param) {
+    return std::any_of(dims.begin(), dims.end(), [&](const std::string &d) { return d.rfind(param + "=", 0) == 0; });
+  };
   for (const std::string &flag : inputFlags) {
     size_t eq = flag.find('=');
     if (eq == std::string::npos)
@@ -156,17 +159,16 @@ bool dimsFromInputs(const std::string &model, const std::vector<std::string> &in
     std::string name = flag.substr(0, eq);
     std::string file = flag.substr(eq + 1);
     auto in = std::find_if(inputs.begin(), inputs.end(), [&](const OnnxInputDims &d) { return d.name == name; });
-    rt::Array a;
-    if (in == inputs.end() ||
-        std::all_of(in->dimParams.begin(), in->dimParams.end(), [](auto &p) { return p.empty(); }))
+    // read only arrays that size a dimension --dim leaves out (gatherData reads every input later anyway)
+    if (in == inputs.end() || std::all_of(in->dimParams.begin(), in->dimParams.end(),
+                                          [&](const std::string &p) { return p.empty() || given(p); }))
       continue;
+    rt::Array a;
     if (!readArrayFile(file, a, error) || !sizeFromArray(*in, a, file, sizes, error))
       return false;
   }
   for (const auto &[param, size] : sizes) {
-    bool given =
-        std::any_of(dims.begin(), dims.end(), [&](const std::string &d) { return d.rfind(param + "=", 0) == 0; });
-    if (!given)
+    if (!given(param))
       dims.push_back(param + "=" + std::to_string(size.first));
   }
   return true;
