@@ -777,23 +777,18 @@ std::optional<OptAction> chainUnroll(const KernelFacts &f, const TargetDesc &t, 
   int64_t vectors = (lanes + width - 1) / width;
   int64_t chains = rows * vectors;
   int64_t room = t.vectorRegisters - vectors - 1;
-  if (chains >= kFmaChains || rows < 2 || rangeSize(f.reduces[0]) < 4 * kFmaChains)
-    return std::nullopt; // a short reduce's chains overlap with the next tile's in the out-of-order window
-  std::optional<OptAction> best;
-  int64_t bestScore = 0; // the smallest d reaching kFmaChains scores highest, then the largest d below it
-  for (const UOp *r : f.reduces) {
-    int64_t n = rangeSize(r);
-    for (int64_t d = 2; d <= n && chains * d <= room; ++d) {
-      if (n % d != 0)
-        continue;
-      int64_t score = chains * d >= kFmaChains ? 1000 - d : d;
-      if (score >= bestScore) {
-        bestScore = score;
-        best = OptAction{"unroll", rangeId(r), d, ""};
-      }
-    }
-  }
-  return best;
+  const UOp *r = f.reduces[0];
+  int64_t n = rangeSize(r);
+  // a short reduce's chains overlap with the next tile's in the out-of-order window
+  if (chains >= kFmaChains || rows < 2 || n < 4 * kFmaChains)
+    return std::nullopt;
+  int64_t best = 0; // the smallest divisor reaching kFmaChains, else the largest that fits
+  for (int64_t d = 2; d <= n && chains * d <= room && chains * best < kFmaChains; ++d)
+    if (n % d == 0)
+      best = d;
+  if (!best)
+    return std::nullopt;
+  return OptAction{"unroll", rangeId(r), best, ""};
 }
 
 std::vector<OptAction> heuristicActions(const UOp *kernel, const TargetDesc &t) {
